@@ -1,0 +1,52 @@
+# `make run` and `make test` set everything up from a fresh clone.
+# Django 6 needs Python >= 3.12: use $(PYTHON) if given, else the first
+# python3.13 / python3.12 / python3 (or a pyenv build) that is new enough.
+ifeq ($(origin PYTHON), undefined)
+PYTHON := $(shell for p in python3.13 python3.12 python3 $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+endif
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1:8000
+PYTEST_ARGS ?=
+
+.PHONY: run test test-browser lint format bench clean
+
+$(BIN)/python:
+	@test -n "$(PYTHON)" || { echo "Python >= 3.12 not found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py runserver $(HOST)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-browser: $(STAMP)
+	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	$(BIN)/python bench/gen_workload.py --out bench/workload
+	$(BIN)/python bench/bench_import.py bench/workload
+	$(BIN)/python bench/bench_pool.py bench/workload
+	$(BIN)/python bench/bench_score.py bench/workload
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

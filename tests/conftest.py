@@ -1,0 +1,1 @@
+"""Shared fixtures: personas (organiser, two assessors) and isolated storage."""

@@ -1,0 +1,43 @@
+"""The two roles: organisers (staff or the `organiser` group) and assessors."""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from rest_framework.permissions import BasePermission
+
+ORGANISER_GROUP = "organiser"
+
+
+def is_organiser(user: Any) -> bool:
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_staff or user.is_superuser:
+        return True
+    return user.groups.filter(name=ORGANISER_GROUP).exists()
+
+
+def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Login first; then 403 for anyone who is not an organiser."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not is_organiser(request.user):
+            raise PermissionDenied("Organisers only.")
+        return view(request, *args, **kwargs)
+
+    return login_required(wrapper)
+
+
+class IsOrganiser(BasePermission):
+    message = "Organisers only."
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        return is_organiser(request.user)
+
+
+def roles_context(request: HttpRequest) -> dict[str, bool]:
+    return {"is_organiser": is_organiser(request.user)}
