@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Iterable
+import json
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+from xml.parsers import expat
 
 import numpy as np
 import pyarrow as pa
@@ -92,17 +95,37 @@ class ProblemLog:
 class InputError(ValueError):
     """Raised with every problem found in one or more input files."""
 
-    def __init__(self, problems: list[Problem], total: int | None = None):
+    def __init__(
+        self, problems: list[Problem], total: int | None = None, *, lines: list[str] | None = None
+    ):
         self.problems = problems
         self.total = len(problems) if total is None else total
-        lines = [str(p) for p in problems]
-        if self.total > len(problems):
-            lines.append(f"... and {self.total - len(problems)} more problems")
+        if lines is None:
+            lines = [str(p) for p in problems]
+            if self.total > len(problems):
+                lines.append(f"... and {self.total - len(problems)} more problems")
         super().__init__("\n".join(lines))
 
     @classmethod
-    def from_log(cls, log: ProblemLog) -> InputError:
-        return cls(log.sorted(), log.total)
+    def from_logs(cls, *logs: ProblemLog) -> InputError:
+        """One error for the files that have problems, each summarised on its own."""
+        failing = [log for log in logs if not log.ok]
+        return cls(
+            [p for log in failing for p in log.sorted()],
+            sum(log.total for log in failing),
+            lines=[line for log in failing for line in log.summary_lines()],
+        )
+
+    from_log = from_logs
+
+    @property
+    def unlisted(self) -> int:
+        """Problems counted but not listed (past the first 50 of a file)."""
+        return self.total - len(self.problems)
+
+    def as_dict(self) -> dict[str, Any]:
+        """For JSON error responses: the listed problems and the total count."""
+        return {"errors": [p.as_dict() for p in self.problems], "total": self.total}
 
 
 # --------------------------------------------------------------------------
@@ -134,7 +157,8 @@ def _utf8_problem(data: bytes, log: ProblemLog) -> bool:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        log.add(line, f"not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})")
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        log.add(line, f"not UTF-8 (byte 0x{data[error.start]:02x} at column {column})")
         return True
     return False
 
@@ -416,3 +440,404 @@ def read_run_cache(path: str | Path) -> pa.Table:
     metadata = table.schema.metadata or {}
     tag = metadata.get(b"run_id", b"").decode("utf-8")
     return table.append_column("run_id", pa.array([tag] * table.num_rows, pa.string()))
+
+
+# --------------------------------------------------------------------------
+# Topics
+
+
+@dataclass
+class TopicRecord:
+    topic_id: str
+    title: str = ""
+    description: str = ""
+    narrative: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    line: int = 0
+
+
+TOPIC_FORMATS = ("sgml", "xml", "jsonl", "tsv")
+# Field names seen in TREC, CLEF and ir_datasets topic files, by our field.
+_TOPIC_ID_KEYS = ("topic_id", "number", "num", "id", "qid", "query_id")
+_TOPIC_TITLE_KEYS = ("title", "query", "summary", "text")
+_TOPIC_DESCRIPTION_KEYS = ("description", "desc", "question")
+_TOPIC_NARRATIVE_KEYS = ("narrative", "narr")
+# TREC SGML writes "Number:", "Description:" and "Narrative:" inside the field.
+_SGML_LABEL = re.compile(r"^\s*(?:number|topic|description|narrative|title)\s*:\s*", re.I)
+
+
+def detect_topic_format(name: str, head: bytes) -> str:
+    """Guess a topic file's format from its name and first bytes."""
+    lower = name.lower()
+    if lower.endswith((".jsonl", ".json")):
+        return "jsonl"
+    if lower.endswith(".tsv"):
+        return "tsv"
+    text = head.lstrip(_BOM).lstrip().lower()
+    if text.startswith(b"<top>"):
+        return "sgml"
+    if text.startswith((b"<?xml", b"<topics", b"<topic ", b"<topic>")):
+        return "xml"
+    if text.startswith(b"{"):
+        return "jsonl"
+    return "tsv"
+
+
+def read_topics(
+    source: Source, *, name: str | None = None, format: str | None = None
+) -> tuple[list[TopicRecord], ProblemLog]:
+    """Read a topic file (TREC SGML, TREC XML, JSONL or TSV).
+
+    Returns the topics in file order and the problems found: unreadable
+    structure, a topic without an id or without any text, an id given twice.
+    """
+    file = _source_name(source, name)
+    data = _strip_bom(_read_source(source))
+    log = ProblemLog(file)
+    fmt = format or detect_topic_format(file, data[:512])
+    if fmt not in TOPIC_FORMATS:
+        raise ValueError(
+            f"unknown topic format {fmt!r}; expected one of {', '.join(TOPIC_FORMATS)}"
+        )
+    if _utf8_problem(data, log):
+        return [], log
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    readers = {"sgml": _topics_sgml, "xml": _topics_xml, "jsonl": _topics_jsonl, "tsv": _topics_tsv}
+    topics = readers[fmt](text, log)
+    seen: dict[str, int] = {}
+    for topic in topics:
+        if not topic.topic_id:
+            log.add(topic.line, "topic has no id")
+        elif topic.topic_id in seen:
+            log.add(
+                topic.line,
+                f"topic {topic.topic_id!r} given twice (first on line {seen[topic.topic_id]})",
+            )
+        else:
+            seen[topic.topic_id] = topic.line
+        if topic.topic_id and not (topic.title or topic.description):
+            log.add(topic.line, f"topic {topic.topic_id!r} has neither a title nor a description")
+    if not topics and log.ok:
+        log.add(0, f"no topics found (read as {fmt})")
+    return topics, log
+
+
+def _topic_from_fields(fields: dict[str, Any], line: int) -> TopicRecord:
+    """Map a topic's named fields onto ours; whatever is left goes to `extra`."""
+    remaining = {str(k).lower(): v for k, v in fields.items()}
+
+    def take(keys: tuple[str, ...]) -> str:
+        for key in keys:
+            value = remaining.pop(key, None)
+            if value not in (None, ""):
+                return str(value).strip()
+        return ""
+
+    topic_id = take(_TOPIC_ID_KEYS)
+    return TopicRecord(
+        topic_id=topic_id,
+        title=take(_TOPIC_TITLE_KEYS),
+        description=take(_TOPIC_DESCRIPTION_KEYS),
+        narrative=take(_TOPIC_NARRATIVE_KEYS),
+        extra={k: v for k, v in remaining.items() if v not in (None, "")},
+        line=line,
+    )
+
+
+def _topics_sgml(text: str, log: ProblemLog) -> list[TopicRecord]:
+    """TREC SGML: `<top>` blocks of `<num> <title> <desc> <narr>`, tags unclosed."""
+    topics = []
+    for block in re.finditer(r"<top>(.*?)(?:</top>|\Z)", text, re.S | re.I):
+        line = text.count("\n", 0, block.start()) + 1
+        if not block.group(0).lower().rstrip().endswith("</top>"):
+            log.add(line, "<top> without a closing </top>")
+            continue
+        fields: dict[str, str] = {}
+        for tag in re.finditer(r"<(\w+)>(.*?)(?=<\w+>|</top>|\Z)", block.group(1), re.S):
+            value = re.sub(r"</\w+>", "", tag.group(2))
+            fields[tag.group(1).lower()] = " ".join(_SGML_LABEL.sub("", value).split())
+        topics.append(_topic_from_fields(fields, line))
+    return topics
+
+
+def _topics_xml(text: str, log: ProblemLog) -> list[TopicRecord]:
+    """TREC XML: `<topic number="..">` with child elements (or a `<number>` child).
+
+    Read with expat directly, because ElementTree does not keep line numbers.
+    """
+    topics: list[TopicRecord] = []
+    fields: dict[str, Any] | None = None
+    line = depth = 0
+    child: list[str] = []
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal fields, line, depth, child
+        if tag == "topic":
+            fields, line, depth = dict(attrs), parser.CurrentLineNumber, 0
+        elif fields is not None:
+            depth += 1
+            if depth == 1:
+                child = []
+
+    def end(tag: str) -> None:
+        nonlocal fields, depth
+        if fields is None:
+            return
+        if tag == "topic" and depth == 0:
+            topics.append(_topic_from_fields(fields, line))
+            fields = None
+            return
+        if depth == 1:
+            fields[tag] = " ".join("".join(child).split())
+        depth -= 1
+
+    def characters(data: str) -> None:
+        if fields is not None and depth >= 1:
+            child.append(data)
+
+    parser = expat.ParserCreate()
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = characters
+    try:
+        parser.Parse(text, True)
+    except expat.ExpatError as error:
+        log.add(
+            error.lineno,
+            f"malformed XML: {expat.ErrorString(error.code)} at column {error.offset + 1}",
+        )
+        return []
+    return topics
+
+
+def _topics_jsonl(text: str, log: ProblemLog) -> list[TopicRecord]:
+    topics = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        record = _json_object(raw, number, log)
+        if record is not None:
+            topics.append(_topic_from_fields(record, number))
+    return topics
+
+
+def _json_object(raw: str, line: int, log: ProblemLog) -> dict[str, Any] | None:
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as error:
+        log.add(line, f"not valid JSON: {error.msg} at column {error.colno}")
+        return None
+    if not isinstance(record, dict):
+        log.add(line, "expected a JSON object")
+        return None
+    return record
+
+
+def _topics_tsv(text: str, log: ProblemLog) -> list[TopicRecord]:
+    """TSV: `id, title[, description[, narrative]]`, or any columns under a header row."""
+    positional = ("topic_id", "title", "description", "narrative")
+    numbered = enumerate(text.split("\n"), start=1)
+    rows = _tsv_rows(numbered, header_keys=_TOPIC_ID_KEYS, positional=positional, log=log)
+    return [_topic_from_fields(fields, line) for line, fields in rows]
+
+
+def _tsv_rows(
+    lines: Iterable[tuple[int, str]],
+    *,
+    header_keys: tuple[str, ...],
+    positional: tuple[str, ...],
+    log: ProblemLog,
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows of a tab-separated file as dicts, with or without a header row.
+
+    A first row whose first cell is one of `header_keys` names the columns;
+    otherwise the columns are `positional`. No quoting: TREC and MS MARCO TSV
+    files use none.
+    """
+    columns: tuple[str, ...] | None = None
+    for number, raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if columns is None:
+            if cells[0].strip().lower() in header_keys:
+                columns = tuple(c.strip().lower() for c in cells)
+                continue
+            columns = positional
+        if len(cells) > len(columns):
+            log.add(
+                number, f"expected at most {len(columns)} tab-separated columns, found {len(cells)}"
+            )
+            continue
+        yield number, dict(zip(columns, cells, strict=False))
+
+
+# --------------------------------------------------------------------------
+# Documents
+
+
+@dataclass
+class DocumentRecord:
+    docno: str
+    title: str = ""
+    text: str = ""
+    url: str = ""
+    line: int = 0
+
+
+DOCUMENT_FORMATS = ("jsonl", "sgml", "tsv")
+_DOCNO_KEYS = ("docno", "doc_id", "docid", "id", "_id", "pid")
+_TITLE_KEYS = ("title", "headline")
+_TEXT_KEYS = ("text", "contents", "body", "abstract", "passage")
+_SGML_TITLE_TAGS = ("TITLE", "HEADLINE", "HL", "HEAD")
+
+
+def detect_document_format(name: str, head: bytes) -> str:
+    lower = name.lower().removesuffix(".gz")
+    if lower.endswith((".jsonl", ".json")):
+        return "jsonl"
+    if lower.endswith(".tsv"):
+        return "tsv"
+    text = head.lstrip(_BOM).lstrip()
+    if text[:5].upper() == b"<DOC>":
+        return "sgml"
+    if text.startswith(b"{"):
+        return "jsonl"
+    return "tsv"
+
+
+def iter_documents(
+    stream: IO[bytes],
+    log: ProblemLog,
+    *,
+    format: str,
+    only: set[str] | frozenset[str] | None = None,
+) -> Iterator[DocumentRecord]:
+    """Stream documents from a binary file, one record at a time.
+
+    Memory stays bounded by one document plus the set of docnos seen (to
+    report a docno given twice). With `only`, documents whose docno is not in
+    it are skipped, which is how a large collection is loaded for one pool.
+    Problems go to `log`; the caller decides whether to keep what was read.
+    """
+    if format not in DOCUMENT_FORMATS:
+        raise ValueError(
+            f"unknown document format {format!r}; expected one of {', '.join(DOCUMENT_FORMATS)}"
+        )
+    readers = {"jsonl": _documents_jsonl, "sgml": _documents_sgml, "tsv": _documents_tsv}
+    seen: set[str] = set()
+    count = 0
+    for record in readers[format](_decoded_lines(stream, log), log):
+        count += 1
+        if not record.docno:
+            log.add(record.line, "document has no docno")
+            continue
+        if any(c.isspace() for c in record.docno):
+            log.add(record.line, f"docno {record.docno!r} contains whitespace")
+            continue
+        if record.docno in seen:
+            log.add(record.line, f"docno {record.docno!r} given twice")
+            continue
+        seen.add(record.docno)
+        if only is None or record.docno in only:
+            yield record
+    if count == 0 and log.ok:
+        log.add(0, f"no documents found (read as {format})")
+
+
+def _decoded_lines(stream: IO[bytes], log: ProblemLog) -> Iterator[tuple[int, str]]:
+    """(line number, text) pairs; undecodable lines are reported and skipped."""
+    for number, raw in enumerate(stream, start=1):
+        if number == 1:
+            raw = _strip_bom(raw)
+        try:
+            yield number, raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as error:
+            log.add(
+                number, f"not UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+            )
+
+
+def _document_from_fields(fields: dict[str, Any], line: int) -> DocumentRecord:
+    lowered = {str(k).lower(): v for k, v in fields.items()}
+
+    def first(keys: tuple[str, ...]) -> str:
+        for key in keys:
+            value = lowered.get(key)
+            if value not in (None, ""):
+                return str(value).strip()
+        return ""
+
+    return DocumentRecord(
+        docno=first(_DOCNO_KEYS),
+        title=first(_TITLE_KEYS),
+        text=first(_TEXT_KEYS),
+        url=first(("url",)),
+        line=line,
+    )
+
+
+def _documents_jsonl(lines: Iterable[tuple[int, str]], log: ProblemLog) -> Iterator[DocumentRecord]:
+    for number, raw in lines:
+        if not raw.strip():
+            continue
+        record = _json_object(raw, number, log)
+        if record is not None:
+            yield _document_from_fields(record, number)
+
+
+def _documents_tsv(lines: Iterable[tuple[int, str]], log: ProblemLog) -> Iterator[DocumentRecord]:
+    """TSV: `docno, text` or `docno, title, text`, or any columns under a header row."""
+    rows = _tsv_rows(
+        lines, header_keys=_DOCNO_KEYS, positional=("docno", "title", "text", "url"), log=log
+    )
+    for line, fields in rows:
+        if set(fields) == {"docno", "title"}:
+            # Two unnamed columns are docno and text (MS MARCO's collection.tsv).
+            fields = {"docno": fields["docno"], "text": fields["title"]}
+        yield _document_from_fields(fields, line)
+
+
+def _documents_sgml(lines: Iterable[tuple[int, str]], log: ProblemLog) -> Iterator[DocumentRecord]:
+    """TREC SGML: `<DOC><DOCNO>..</DOCNO> .. <TEXT>..</TEXT></DOC>`."""
+    body: list[str] = []
+    start = 0
+    for number, raw in lines:
+        stripped = raw.strip()
+        if stripped.upper().startswith("<DOC>"):
+            if start:
+                log.add(start, "<DOC> without a closing </DOC>")
+            start, body, stripped = number, [], stripped[5:]
+        if not start:
+            if stripped:
+                log.add(number, "text outside a <DOC> element")
+            continue
+        if stripped.upper().endswith("</DOC>"):
+            body.append(stripped[:-6])
+            yield _sgml_document("\n".join(body), start)
+            start, body = 0, []
+            continue
+        body.append(stripped)
+    if start:
+        log.add(start, "<DOC> without a closing </DOC>")
+
+
+def _sgml_document(body: str, line: int) -> DocumentRecord:
+    def element(tag: str) -> list[str]:
+        return re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", body, re.S | re.I)
+
+    def clean(text: str) -> str:
+        return " ".join(re.sub(r"<[^>]+>", " ", text).split())
+
+    docnos = element("DOCNO")
+    title = next((clean(t) for tag in _SGML_TITLE_TAGS for t in element(tag) if t.strip()), "")
+    texts = element("TEXT")
+    text = (
+        "\n\n".join(clean(t) for t in texts)
+        if texts
+        else clean(re.sub(r"<DOCNO>.*?</DOCNO>", "", body, flags=re.S | re.I))
+    )
+    return DocumentRecord(
+        docno=docnos[0].strip() if docnos else "", title=title, text=text, line=line
+    )

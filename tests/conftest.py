@@ -1,1 +1,50 @@
-"""Shared fixtures: personas (organiser, two assessors) and isolated storage."""
+"""Shared fixtures: personas (an organiser, two assessors) and isolated storage.
+
+The pure-core tests also run without Django (`-p no:django`), so nothing
+here may require pytest-django unless its plugin is active.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_media(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Uploaded files go to a temporary directory, never to ./data."""
+    if request.config.pluginmanager.hasplugin("django"):
+        settings = request.getfixturevalue("settings")
+        settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture
+def organiser(db):
+    from tests.helpers import make_user
+
+    return make_user("olivia", organiser=True)
+
+
+@pytest.fixture
+def assessor(db):
+    from tests.helpers import make_user
+
+    return make_user("alice")
+
+
+@pytest.fixture
+def assessor2(db):
+    from tests.helpers import make_user
+
+    return make_user("bob")
+
+
+@pytest.fixture
+def organiser_client(client, organiser):
+    client.force_login(organiser)
+    return client
+
+
+@pytest.fixture
+def assessor_client(client, assessor):
+    client.force_login(assessor)
+    return client

@@ -17,7 +17,10 @@ def is_organiser(user: Any) -> bool:
         return False
     if user.is_staff or user.is_superuser:
         return True
-    return user.groups.filter(name=ORGANISER_GROUP).exists()
+    # Asked several times per request (view, template, menu): query once.
+    if not hasattr(user, "_is_organiser"):
+        user._is_organiser = user.groups.filter(name=ORGANISER_GROUP).exists()
+    return user._is_organiser
 
 
 def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

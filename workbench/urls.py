@@ -8,6 +8,9 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
+    path("campaigns/", include("pooling.urls")),
+    path("judge/", include("judging.urls")),
+    path("api/", include("workbench.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

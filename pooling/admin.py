@@ -1,0 +1,42 @@
+from django.contrib import admin
+
+from pooling.models import Campaign, Document, Run, Topic
+from workbench.admin_site import OrganiserModelAdmin
+
+
+@admin.register(Campaign)
+class CampaignAdmin(OrganiserModelAdmin):
+    list_display = ["name", "slug", "judgment_budget", "created_at"]
+    prepopulated_fields = {"slug": ["name"]}
+    search_fields = ["name", "slug"]
+
+
+@admin.register(Topic)
+class TopicAdmin(OrganiserModelAdmin):
+    list_display = ["topic_id", "title", "campaign"]
+    list_filter = ["campaign"]
+    search_fields = ["topic_id", "title"]
+
+
+@admin.register(Document)
+class DocumentAdmin(OrganiserModelAdmin):
+    list_display = ["docno", "title", "campaign"]
+    list_filter = ["campaign"]
+    search_fields = ["docno", "title"]
+    show_full_result_count = False
+
+
+@admin.register(Run)
+class RunAdmin(OrganiserModelAdmin):
+    list_display = ["tag", "campaign", "topic_count", "line_count", "depth", "uploaded_at"]
+    list_filter = ["campaign"]
+    search_fields = ["tag"]
+    readonly_fields = [
+        "original_file",
+        "cache_file",
+        "sha256",
+        "line_count",
+        "topic_count",
+        "depth",
+        "documents_per_topic",
+    ]

@@ -1,0 +1,121 @@
+"""Machine clients: list campaigns, list and upload runs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pooling import services
+from pooling.models import Campaign, Run
+from pooling.trec_io import InputError
+from workbench.roles import IsOrganiser
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Campaign
+        fields = ["slug", "name", "description", "judgment_budget", "label_schema", "created_at"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Run
+        fields = [
+            "tag",
+            "original_name",
+            "sha256",
+            "line_count",
+            "topic_count",
+            "depth",
+            "documents_per_topic",
+            "uploaded_by",
+            "uploaded_at",
+        ]
+
+
+class ProblemSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    line = serializers.IntegerField(help_text="1-based; 0 for the whole file.")
+    reason = serializers.CharField()
+
+
+class RejectedSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = ProblemSerializer(many=True, help_text="The first 50 problems of each file.")
+    total = serializers.IntegerField(help_text="All problems, listed or not.")
+
+
+def rejected_response(error: InputError, detail: str) -> Response:
+    """The line-level errors of a rejected upload, as JSON."""
+    return Response({"detail": detail, **error.as_dict()}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class CampaignListView(ListAPIView):
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    serializer_class = CampaignSerializer
+    queryset = Campaign.objects.all()
+
+
+class CampaignRunsView(APIView):
+    """GET lists a campaign's runs; POST uploads one or more run files (field `file`)."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(responses=RunSerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        return Response(RunSerializer(campaign.runs.all(), many=True).data)
+
+    @extend_schema(
+        request={
+            "multipart/form-data": inline_serializer(
+                "RunUpload",
+                {
+                    "file": serializers.ListField(child=serializers.FileField()),
+                    "keep_valid": serializers.BooleanField(required=False),
+                },
+            )
+        },
+        responses={
+            201: RunSerializer(many=True),
+            400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        files = request.FILES.getlist("file")
+        if not files:
+            return Response(
+                {"detail": "Attach at least one run file in the multipart field 'file'."},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
+        too_big = [f.name for f in files if f.size and f.size > limit]
+        if too_big:
+            return Response(
+                {"detail": f"Over the upload limit of {limit:,} bytes: {', '.join(too_big)}."},
+                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
+        keep_valid = str(request.data.get("keep_valid", "")).lower() in {"1", "true", "yes", "on"}
+        uploads = [services.RunUpload(f.name, f.read()) for f in files]
+        try:
+            runs = services.runs_import(
+                campaign=campaign, uploads=uploads, uploaded_by=request.user, keep_valid=keep_valid
+            )
+        except services.RunsPartlyImported as error:
+            stored = ", ".join(run.tag for run in error.stored) or "none"
+            return rejected_response(error, f"Some files were rejected; stored: {stored}.")
+        except InputError as error:
+            return rejected_response(error, "Rejected: nothing was stored.")
+        return Response(RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,266 @@
+"""A campaign's label schema: relevance grades and the aspects asked when relevant.
+
+Pure core, no Django. The schema is stored as JSON on the campaign:
+
+    {"relevance": {"name": "Relevance", "grades": [{"value": 0, "name": "Not relevant",
+                                                    "key": "0"}, ...]},
+     "aspects": [{"id": "effectiveness", "name": "Effectiveness", "when": "relevant",
+                  "grades": [...]}, ...]}
+
+Aspects are asked only when relevance > 0 ("when": "relevant", the default)
+or for every document ("when": "always"). An aspect not asked is stored as
+NOT_ASKED (-1), the Decision track's "not judged because not relevant".
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+NOT_ASKED = -1
+# Keys the judging screen keeps for itself: undo and the key map.
+RESERVED_KEYS = frozenset({"u", "?"})
+_ASPECT_WHEN = ("relevant", "always")
+
+DEFAULT_LABEL_SCHEMA: dict[str, Any] = {
+    "relevance": {
+        "name": "Relevance",
+        "grades": [
+            {"value": 0, "name": "Not relevant", "key": "0"},
+            {"value": 1, "name": "Relevant", "key": "1"},
+            {"value": 2, "name": "Highly relevant", "key": "2"},
+        ],
+    },
+    "aspects": [
+        {
+            "id": "effectiveness",
+            "name": "Effectiveness",
+            "question": "What does the document say about the treatment?",
+            "when": "relevant",
+            "grades": [
+                {"value": 0, "name": "No information", "key": "n"},
+                {"value": 1, "name": "Ineffective", "key": "i"},
+                {"value": 2, "name": "Inconclusive", "key": "c"},
+                {"value": 3, "name": "Effective", "key": "e"},
+            ],
+        },
+        {
+            "id": "credibility",
+            "name": "Credibility",
+            "question": "Is the document credible?",
+            "when": "relevant",
+            "grades": [
+                {"value": 0, "name": "Not credible", "key": "x"},
+                {"value": 1, "name": "Credible", "key": "k"},
+            ],
+        },
+    ],
+}
+
+
+class LabelSchemaError(ValueError):
+    """The schema itself is malformed; the message lists every problem."""
+
+
+class LabelError(ValueError):
+    """A judgment's labels do not fit the schema."""
+
+
+@dataclass(frozen=True)
+class Grade:
+    value: int
+    name: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    name: str
+    grades: tuple[Grade, ...]
+    question: str = ""
+    when: str = "relevant"
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(g.value for g in self.grades)
+
+    def grade(self, value: int) -> Grade | None:
+        return next((g for g in self.grades if g.value == value), None)
+
+
+@dataclass(frozen=True)
+class LabelSchema:
+    relevance: Question
+    aspects: tuple[Question, ...]
+
+    @classmethod
+    def parse(cls, data: Any) -> LabelSchema:
+        """Check a schema dict and build it; raises LabelSchemaError listing all problems."""
+        problems = schema_problems(data)
+        if problems:
+            raise LabelSchemaError("; ".join(problems))
+        relevance = _question("relevance", data["relevance"])
+        aspects = tuple(_question(a["id"], a) for a in data.get("aspects", []))
+        return cls(relevance, aspects)
+
+    @classmethod
+    def default(cls) -> LabelSchema:
+        return cls.parse(DEFAULT_LABEL_SCHEMA)
+
+    @property
+    def aspect_ids(self) -> tuple[str, ...]:
+        return tuple(a.id for a in self.aspects)
+
+    def aspects_asked(self, relevance: int) -> tuple[Question, ...]:
+        return tuple(a for a in self.aspects if a.when == "always" or relevance > 0)
+
+    def clean(self, relevance: Any, aspects: dict[str, Any]) -> tuple[int, dict[str, int]]:
+        """Check one judgment's labels; return them normalised.
+
+        Aspects asked for this relevance are required; the others are stored
+        as NOT_ASKED whatever was sent. Raises LabelError with a message an
+        assessor can read.
+        """
+        rel = _as_int(relevance, self.relevance.name)
+        if rel not in self.relevance.values:
+            raise LabelError(
+                f"{self.relevance.name} must be one of {_value_list(self.relevance)}; got {rel}"
+            )
+        unknown = sorted(set(aspects) - set(self.aspect_ids))
+        if unknown:
+            raise LabelError(f"unknown aspect {', '.join(unknown)}")
+        asked = {a.id for a in self.aspects_asked(rel)}
+        cleaned: dict[str, int] = {}
+        for aspect in self.aspects:
+            if aspect.id not in asked:
+                cleaned[aspect.id] = NOT_ASKED
+                continue
+            raw = aspects.get(aspect.id)
+            if raw in (None, ""):
+                raise LabelError(f"{aspect.name} is required when {self.relevance.name} is {rel}")
+            value = _as_int(raw, aspect.name)
+            if value not in aspect.values:
+                raise LabelError(f"{aspect.name} must be one of {_value_list(aspect)}; got {value}")
+            cleaned[aspect.id] = value
+        return rel, cleaned
+
+    def key_map(self) -> list[dict[str, Any]]:
+        """Every question's keys, for the key-map overlay and the keyboard script."""
+        return [
+            {"id": q.id, "name": q.name, "grades": [g.__dict__ for g in q.grades]}
+            for q in (self.relevance, *self.aspects)
+        ]
+
+
+def schema_problems(data: Any) -> list[str]:
+    """Everything wrong with a schema dict (empty when it is valid)."""
+    if not isinstance(data, dict):
+        return ["the label schema must be a JSON object"]
+    problems: list[str] = []
+    unknown = sorted(set(data) - {"relevance", "aspects"})
+    if unknown:
+        problems.append(f"unknown schema fields: {', '.join(unknown)}")
+    relevance = data.get("relevance")
+    if not isinstance(relevance, dict):
+        return [*problems, "'relevance' must be an object with 'grades'"]
+    problems += _question_problems("relevance", relevance)
+    aspects = data.get("aspects", [])
+    if not isinstance(aspects, list):
+        return [*problems, "'aspects' must be a list"]
+    ids: set[str] = set()
+    for index, aspect in enumerate(aspects):
+        if not isinstance(aspect, dict):
+            problems.append(f"aspect {index + 1} must be an object")
+            continue
+        aspect_id = aspect.get("id")
+        if not isinstance(aspect_id, str) or not aspect_id.isidentifier():
+            problems.append(f"aspect {index + 1} needs an 'id' made of letters, digits and _")
+            continue
+        if aspect_id in ids or aspect_id == "relevance":
+            problems.append(f"aspect id {aspect_id!r} is used twice")
+        ids.add(aspect_id)
+        if aspect.get("when", "relevant") not in _ASPECT_WHEN:
+            problems.append(
+                f"aspect {aspect_id!r}: 'when' must be one of {', '.join(_ASPECT_WHEN)}"
+            )
+        problems += _question_problems(aspect_id, aspect)
+    if not problems:
+        problems += _key_clashes([relevance, *aspects])
+    return problems
+
+
+def _question_problems(label: str, question: dict[str, Any]) -> list[str]:
+    grades = question.get("grades")
+    if not isinstance(grades, list) or len(grades) < 2:
+        return [f"{label}: 'grades' must list at least two grades"]
+    problems = []
+    values: set[int] = set()
+    for grade in grades:
+        if not isinstance(grade, dict):
+            problems.append(f"{label}: each grade must be an object")
+            continue
+        value, name, key = grade.get("value"), grade.get("name"), grade.get("key")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            problems.append(f"{label}: grade value {value!r} must be a non-negative integer")
+        elif value in values:
+            problems.append(f"{label}: grade value {value} is used twice")
+        else:
+            values.add(value)
+        if not isinstance(name, str) or not name.strip():
+            problems.append(f"{label}: grade {value!r} needs a name")
+        if not isinstance(key, str) or len(key) != 1 or key.isspace():
+            problems.append(f"{label}: grade {value!r} needs a one-character key")
+        elif key.lower() in RESERVED_KEYS:
+            problems.append(f"{label}: key {key!r} is reserved (u undoes, ? shows the key map)")
+    if label == "relevance" and values and 0 not in values:
+        problems.append("relevance: grade 0 (not relevant) is required")
+    return problems
+
+
+def _key_clashes(questions: list[dict[str, Any]]) -> list[str]:
+    owner: dict[str, str] = {}
+    problems = []
+    for question in questions:
+        name = question.get("id", "relevance")
+        for grade in question["grades"]:
+            key = grade["key"].lower()
+            if key in owner:
+                problems.append(f"key {key!r} is used by both {owner[key]} and {name}")
+            owner[key] = name
+    return problems
+
+
+def _question(question_id: str, data: dict[str, Any]) -> Question:
+    grades = tuple(
+        Grade(int(g["value"]), str(g["name"]), str(g["key"]))
+        for g in sorted(data["grades"], key=lambda g: g["value"])
+    )
+    return Question(
+        id=question_id,
+        name=str(data.get("name") or question_id.replace("_", " ").capitalize()),
+        grades=grades,
+        question=str(data.get("question", "")),
+        when=str(data.get("when", "relevant")),
+    )
+
+
+def _as_int(raw: Any, what: str) -> int:
+    if isinstance(raw, bool):
+        raise LabelError(f"{what} must be a whole number; got {raw!r}")
+    if isinstance(raw, int):
+        return raw
+    try:
+        return int(str(raw).strip())
+    except ValueError:
+        raise LabelError(f"{what} must be a whole number; got {raw!r}") from None
+
+
+def _value_list(question: Question) -> str:
+    return ", ".join(f"{g.value} ({g.name})" for g in question.grades)
+
+
+def default_schema() -> dict[str, Any]:
+    """A fresh copy of the default schema, safe to modify."""
+    return copy.deepcopy(DEFAULT_LABEL_SCHEMA)

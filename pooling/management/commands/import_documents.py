@@ -1,0 +1,50 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from pooling import services
+from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.trec_io import DOCUMENT_FORMATS, InputError
+
+
+class Command(BaseCommand):
+    help = (
+        "Stream documents into a campaign from JSONL, TREC SGML or TSV files, in bounded "
+        "memory. A file with any problem is rolled back whole."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument("--format", choices=DOCUMENT_FORMATS, help="default: detect")
+        parser.add_argument(
+            "--only-docnos",
+            type=Path,
+            help="load only the docnos listed in this file (one per line), e.g. a pool's",
+        )
+        parser.add_argument("files", nargs="+")
+
+    def handle(self, *args: object, **options: object) -> None:
+        campaign = campaign_or_error(options["campaign"])
+        only = None
+        if options["only_docnos"]:
+            listing = existing_file(str(options["only_docnos"]))
+            only = frozenset(line.split()[0] for line in listing.open() if line.strip())
+        for path in options["files"]:
+            file = existing_file(path)
+            with (
+                file.open("rb") as stream,
+                tqdm(desc=str(path), unit=" docs", disable=None, file=self.stderr) as bar,
+            ):
+                try:
+                    result = services.documents_import(
+                        campaign=campaign,
+                        stream=stream,
+                        name=str(path),
+                        format=options["format"],
+                        only=only,
+                        on_batch=bar.update,
+                    )
+                except InputError as error:
+                    raise CommandError(f"rejected, nothing stored:\n{error}") from None
+            self.stdout.write(f"{path}: documents {result}")

@@ -1,0 +1,112 @@
+"""Campaigns and what they are made of: topics, documents and submitted runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from pooling.label_schema import LabelSchema, default_schema, schema_problems
+
+
+def validate_label_schema(value: Any) -> None:
+    problems = schema_problems(value)
+    if problems:
+        raise ValidationError(problems)
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    guidelines = models.TextField(blank=True, help_text="Shown to assessors beside every topic.")
+    label_schema = models.JSONField(default=default_schema, validators=[validate_label_schema])
+    judgment_budget = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How many judgments the campaign can pay for."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def schema(self) -> LabelSchema:
+        return LabelSchema.parse(self.label_schema)
+
+
+class Topic(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
+    # A string: "1", "301" and "covid-12" are all topic ids; never cast to int.
+    topic_id = models.CharField(max_length=100)
+    title = models.TextField(blank=True)
+    description = models.TextField(blank=True)
+    narrative = models.TextField(blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+    # Order of first appearance in the imported topic file, which is the
+    # order organisers expect to see.
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["campaign", "position", "topic_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "topic_id"], name="unique_topic_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {self.title}" if self.title else self.topic_id
+
+
+class Document(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    docno = models.CharField(max_length=200)
+    title = models.TextField(blank=True)
+    text = models.TextField(blank=True)
+    url = models.CharField(max_length=2000, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "docno"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "docno"], name="unique_docno"),
+        ]
+
+    def __str__(self) -> str:
+        return self.docno
+
+
+def _run_upload_path(run: Run, filename: str) -> str:
+    return f"runs/{run.campaign.slug}/{filename}"
+
+
+class Run(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
+    tag = models.CharField(max_length=200)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    original_name = models.CharField(max_length=255)
+    original_file = models.FileField(upload_to=_run_upload_path, max_length=500)
+    # The parsed rows (query_id, doc_id, score) as Parquet, read by the pooler.
+    cache_file = models.FileField(upload_to=_run_upload_path, max_length=500)
+    sha256 = models.CharField(max_length=64)
+    line_count = models.PositiveIntegerField()
+    topic_count = models.PositiveIntegerField()
+    depth = models.PositiveIntegerField(help_text="Most documents retrieved for one topic.")
+    documents_per_topic = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["campaign", "tag"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "tag"], name="unique_run_tag"),
+        ]
+
+    def __str__(self) -> str:
+        return self.tag

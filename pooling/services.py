@@ -1,0 +1,294 @@
+"""Writes for campaigns, topics, documents and runs.
+
+Each function checks its whole input with the pure readers in `trec_io`
+first and raises `InputError` (file, line, reason) before storing anything;
+what is stored is stored in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Max
+from django.utils.text import get_valid_filename
+
+from pooling import trec_io
+from pooling.models import Campaign, Document, Run, Topic
+from pooling.trec_io import InputError, ParsedRun, ProblemLog
+
+# Wraps an iterable to show progress, as tqdm does.
+Progress = Callable[[Iterable[Any]], Iterable[Any]]
+
+
+def _no_progress[T](items: Iterable[T]) -> Iterable[T]:
+    return items
+
+
+# --------------------------------------------------------------------------
+# Campaigns
+
+
+def campaign_create(
+    *,
+    name: str,
+    slug: str,
+    description: str = "",
+    guidelines: str = "",
+    label_schema: dict[str, Any] | None = None,
+    judgment_budget: int | None = None,
+    created_by: Any = None,
+) -> Campaign:
+    campaign = Campaign(
+        name=name,
+        slug=slug,
+        description=description,
+        guidelines=guidelines,
+        judgment_budget=judgment_budget,
+        created_by=created_by,
+    )
+    if label_schema is not None:
+        campaign.label_schema = label_schema
+    campaign.full_clean()
+    campaign.save()
+    return campaign
+
+
+# --------------------------------------------------------------------------
+# Topics
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    created: int
+    updated: int
+    skipped: int = 0
+
+    def __str__(self) -> str:
+        text = f"{self.created} created, {self.updated} updated"
+        return text + (f", {self.skipped} skipped" if self.skipped else "")
+
+
+def topics_import(
+    *, campaign: Campaign, data: bytes, name: str, format: str | None = None
+) -> ImportResult:
+    """Add the file's topics to the campaign; topics it already has are updated."""
+    topics, log = trec_io.read_topics(data, name=name, format=format)
+    if not log.ok:
+        raise InputError.from_log(log)
+    with transaction.atomic():
+        existing = {t.topic_id: t for t in campaign.topics.select_for_update()}
+        next_position = (campaign.topics.aggregate(p=Max("position"))["p"] or 0) + 1
+        new, changed = [], []
+        for record in topics:
+            fields = {
+                "title": record.title,
+                "description": record.description,
+                "narrative": record.narrative,
+            }
+            topic = existing.get(record.topic_id)
+            if topic is None:
+                new.append(
+                    Topic(
+                        campaign=campaign,
+                        topic_id=record.topic_id,
+                        extra=record.extra,
+                        position=next_position + len(new),
+                        **fields,
+                    )
+                )
+                continue
+            for field, value in fields.items():
+                setattr(topic, field, value)
+            topic.extra = {**topic.extra, **record.extra}
+            changed.append(topic)
+        Topic.objects.bulk_create(new)
+        Topic.objects.bulk_update(changed, ["title", "description", "narrative", "extra"])
+    return ImportResult(created=len(new), updated=len(changed))
+
+
+# --------------------------------------------------------------------------
+# Documents
+
+
+def documents_import(
+    *,
+    campaign: Campaign,
+    stream: IO[bytes],
+    name: str,
+    format: str | None = None,
+    only: set[str] | frozenset[str] | None = None,
+    batch_size: int = 2000,
+    on_batch: Callable[[int], None] | None = None,
+) -> ImportResult:
+    """Stream a collection into the campaign in bounded memory.
+
+    Documents are written in batches inside one transaction; a problem
+    anywhere in the file rolls every batch back, so a rejected file changes
+    nothing. With `only`, just those docnos are loaded (the documents a pool
+    needs from a large collection). `on_batch(n)` reports progress.
+    """
+    head = stream.read(512)
+    stream.seek(0)
+    fmt = format or trec_io.detect_document_format(name, head)
+    log = ProblemLog(name)
+    created = updated = read = 0
+    with transaction.atomic():
+        batch: list[Document] = []
+        for record in trec_io.iter_documents(stream, log, format=fmt, only=only):
+            read += 1
+            batch.append(
+                Document(
+                    campaign=campaign,
+                    docno=record.docno,
+                    title=record.title,
+                    text=record.text,
+                    url=record.url,
+                )
+            )
+            if len(batch) >= batch_size:
+                created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
+                batch = []
+        created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
+        if not log.ok:
+            raise InputError.from_log(log)
+    skipped = 0 if only is None else max(0, len(only) - read)
+    return ImportResult(created=created, updated=updated, skipped=skipped)
+
+
+def _flush_documents(
+    campaign: Campaign,
+    batch: list[Document],
+    created: int,
+    updated: int,
+    on_batch: Callable[[int], None] | None,
+) -> tuple[int, int]:
+    """Upsert one batch; return the running (created, updated) counts."""
+    if not batch:
+        return created, updated
+    docnos = [d.docno for d in batch]
+    existing = set(
+        Document.objects.filter(campaign=campaign, docno__in=docnos).values_list("docno", flat=True)
+    )
+    Document.objects.bulk_create(
+        batch,
+        update_conflicts=True,
+        unique_fields=["campaign", "docno"],
+        update_fields=["title", "text", "url"],
+    )
+    if on_batch:
+        on_batch(len(batch))
+    return created + len(batch) - len(existing), updated + len(existing)
+
+
+# --------------------------------------------------------------------------
+# Runs
+
+
+@dataclass(frozen=True)
+class RunUpload:
+    name: str
+    data: bytes
+
+
+def runs_check(
+    *, campaign: Campaign, uploads: Sequence[RunUpload], progress: Progress = _no_progress
+) -> list[ParsedRun]:
+    """Parse and validate every file against the campaign; store nothing.
+
+    Two files of one batch with the same tag are caught too: the second
+    finds the tag already used.
+    """
+    known = set(campaign.topics.values_list("topic_id", flat=True))
+    used = set(campaign.runs.values_list("tag", flat=True))
+    checked = []
+    for upload in progress(uploads):
+        run = trec_io.read_run(upload.data, name=upload.name)
+        trec_io.validate_run_for_campaign(run, known_topics=known, used_tags=used)
+        if run.table.num_rows:
+            used.add(run.tag)
+        checked.append(run)
+    return checked
+
+
+def runs_import(
+    *,
+    campaign: Campaign,
+    uploads: Sequence[RunUpload],
+    uploaded_by: Any = None,
+    keep_valid: bool = False,
+    progress: Progress = _no_progress,
+) -> list[Run]:
+    """Check every file, then store the runs in one transaction.
+
+    By default the batch is all or nothing: one rejected file stores none,
+    so the organiser can fix it and import the same batch again. With
+    `keep_valid`, the accepted files are stored and the error lists the
+    rejected ones.
+    """
+    checked = runs_check(campaign=campaign, uploads=uploads, progress=progress)
+    rejected = [run for run in checked if not run.ok]
+    if rejected and not keep_valid:
+        raise InputError.from_logs(*(run.problems for run in rejected))
+    accepted = [(upload, run) for upload, run in zip(uploads, checked, strict=True) if run.ok]
+    stored = _store_runs(campaign, accepted, uploaded_by)
+    if rejected:
+        raise RunsPartlyImported(stored, InputError.from_logs(*(r.problems for r in rejected)))
+    return stored
+
+
+class RunsPartlyImported(InputError):
+    """With keep_valid: some runs were stored, others rejected."""
+
+    def __init__(self, stored: list[Run], error: InputError):
+        self.stored = stored
+        super().__init__(error.problems, error.total, lines=str(error).splitlines())
+
+
+def _store_runs(
+    campaign: Campaign, accepted: list[tuple[RunUpload, ParsedRun]], uploaded_by: Any
+) -> list[Run]:
+    saved_paths: list[str] = []
+    try:
+        with transaction.atomic():
+            runs = []
+            for upload, parsed in accepted:
+                summary = parsed.summary()
+                stem = get_valid_filename(parsed.tag) or "run"
+                run = Run(
+                    campaign=campaign,
+                    tag=parsed.tag,
+                    uploaded_by=uploaded_by,
+                    original_name=upload.name[:255],
+                    sha256=hashlib.sha256(upload.data).hexdigest(),
+                    line_count=summary["lines"],
+                    topic_count=summary["topics"],
+                    depth=summary["depth"],
+                    documents_per_topic=summary["documents_per_topic"],
+                )
+                run.original_file.save(f"{stem}.txt", ContentFile(upload.data), save=False)
+                saved_paths.append(run.original_file.name)
+                cache = io.BytesIO()
+                trec_io.write_run_cache(parsed, cache)
+                run.cache_file.save(f"{stem}.parquet", ContentFile(cache.getvalue()), save=False)
+                saved_paths.append(run.cache_file.name)
+                runs.append(run)
+            return Run.objects.bulk_create(runs)
+    except BaseException:
+        for path in saved_paths:
+            default_storage.delete(path)
+        raise
+
+
+def run_delete(*, run: Run) -> None:
+    """Remove a run and its stored files."""
+    paths = [run.original_file.name, run.cache_file.name]
+    run.delete()
+    for path in paths:
+        default_storage.delete(path)

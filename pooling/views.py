@@ -1,0 +1,145 @@
+"""Organiser pages: campaigns, their topics, documents and runs."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from pooling import services
+from pooling.forms import CampaignForm, DocumentUploadForm, RunUploadForm, TopicUploadForm
+from pooling.models import Campaign
+from pooling.trec_io import InputError
+from workbench.roles import organiser_required
+
+
+def _get_campaign_for_organiser(slug: str) -> Campaign:
+    return get_object_or_404(Campaign, slug=slug)
+
+
+@organiser_required
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    campaigns = Campaign.objects.annotate(
+        n_topics=Count("topics", distinct=True), n_runs=Count("runs", distinct=True)
+    )
+    return render(request, "pooling/campaign_list.html", {"campaigns": campaigns})
+
+
+@organiser_required
+def campaign_create(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        campaign = services.campaign_create(created_by=request.user, **form.cleaned_data)
+        messages.success(request, f"Campaign {campaign.name} created.")
+        return redirect("pooling:campaign_detail", slug=campaign.slug)
+    return render(request, "pooling/campaign_form.html", {"form": form})
+
+
+@organiser_required
+def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_campaign_for_organiser(slug)
+    return render(request, "pooling/campaign_detail.html", _detail_context(campaign))
+
+
+def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
+    topic_ids = list(campaign.topics.values_list("topic_id", flat=True))
+    runs = list(campaign.runs.all())
+    for run in runs:
+        run.missing_topics = [t for t in topic_ids if t not in run.documents_per_topic]
+    return {
+        "campaign": campaign,
+        "topics": campaign.topics.all(),
+        "n_documents": campaign.documents.count(),
+        "runs": runs,
+        "topic_form": forms.get("topic_form") or TopicUploadForm(),
+        "document_form": forms.get("document_form") or DocumentUploadForm(),
+        "run_form": forms.get("run_form") or RunUploadForm(),
+        "upload_errors": forms.get("upload_errors", {}),
+    }
+
+
+def _upload_response(
+    request: HttpRequest, campaign: Campaign, which: str, form: object, error: InputError | None
+) -> HttpResponse:
+    """Re-render the page (or, for htmx, only the upload card) with the errors."""
+    context = _detail_context(campaign, **{f"{which}_form": form, "upload_errors": {which: error}})
+    template = "pooling/campaign_detail.html"
+    if request.htmx:
+        template += f"#{which}-upload"
+    return render(request, template, context, status=400)
+
+
+def _uploaded(request: HttpRequest, campaign: Campaign, message: str) -> HttpResponse:
+    messages.success(request, message)
+    response = redirect("pooling:campaign_detail", slug=campaign.slug)
+    if request.htmx:
+        # Refresh the whole page so that counts and tables show the new data.
+        response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
+    return response
+
+
+@organiser_required
+@require_POST
+def topics_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_campaign_for_organiser(slug)
+    form = TopicUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _upload_response(request, campaign, "topic", form, None)
+    upload = form.cleaned_data["file"]
+    try:
+        result = services.topics_import(
+            campaign=campaign,
+            data=upload.read(),
+            name=upload.name,
+            format=form.cleaned_data["format"] or None,
+        )
+    except InputError as error:
+        return _upload_response(request, campaign, "topic", form, error)
+    return _uploaded(request, campaign, f"Topics from {upload.name}: {result}.")
+
+
+@organiser_required
+@require_POST
+def documents_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_campaign_for_organiser(slug)
+    form = DocumentUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _upload_response(request, campaign, "document", form, None)
+    upload = form.cleaned_data["file"]
+    try:
+        result = services.documents_import(
+            campaign=campaign,
+            stream=upload.open("rb"),
+            name=upload.name,
+            format=form.cleaned_data["format"] or None,
+        )
+    except InputError as error:
+        return _upload_response(request, campaign, "document", form, error)
+    return _uploaded(request, campaign, f"Documents from {upload.name}: {result}.")
+
+
+@organiser_required
+@require_POST
+def runs_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_campaign_for_organiser(slug)
+    form = RunUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _upload_response(request, campaign, "run", form, None)
+    uploads = [services.RunUpload(f.name, f.read()) for f in form.cleaned_data["files"]]
+    try:
+        runs = services.runs_import(
+            campaign=campaign,
+            uploads=uploads,
+            uploaded_by=request.user,
+            keep_valid=form.cleaned_data["keep_valid"],
+        )
+    except services.RunsPartlyImported as error:
+        if error.stored:
+            messages.success(request, f"Stored {len(error.stored)} valid run(s).")
+        return _upload_response(request, campaign, "run", form, error)
+    except InputError as error:
+        return _upload_response(request, campaign, "run", form, error)
+    tags = ", ".join(run.tag for run in runs)
+    return _uploaded(request, campaign, f"Stored {len(runs)} run(s): {tags}.")

@@ -1,0 +1,195 @@
+"""Importing topics, documents and runs into a campaign."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from pooling import services, trec_io
+from pooling.models import Document, Run, Topic
+from pooling.trec_io import InputError
+from tests.helpers import make_campaign, run_text
+
+pytestmark = pytest.mark.django_db
+
+
+def stored_files() -> list[Path]:
+    return sorted(p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file())
+
+
+def upload(tag: str, rows: dict[str, list[str]], name: str | None = None) -> services.RunUpload:
+    return services.RunUpload(name or f"{tag}.txt", run_text(tag, rows))
+
+
+# --------------------------------------------------------------------------
+# Runs
+
+
+def test_accepted_run_keeps_original_cache_and_summary():
+    campaign = make_campaign()
+    data = run_text("bm25", {"301": ["d1", "d2", "d3"], "302": ["d4"]})
+    [run] = services.runs_import(campaign=campaign, uploads=[services.RunUpload("bm25.txt", data)])
+    assert (run.tag, run.line_count, run.topic_count, run.depth) == ("bm25", 4, 2, 3)
+    assert run.documents_per_topic == {"301": 3, "302": 1}
+    assert run.original_name == "bm25.txt"
+    assert run.original_file.read() == data
+    cached = trec_io.read_run_cache(run.cache_file.path)
+    assert cached.column("doc_id").to_pylist() == ["d1", "d2", "d3", "d4"]
+    assert len(run.sha256) == 64
+
+
+def test_rejected_batch_stores_nothing_and_reports_every_file():
+    campaign = make_campaign()
+    existing = services.runs_import(campaign=campaign, uploads=[upload("old", {"301": ["d1"]})])
+    files_before = stored_files()
+    good = upload("new", {"301": ["d1"]})
+    bad = services.RunUpload("bad.txt", b"301 Q0 d1 1 x bad\n")
+    with pytest.raises(InputError) as caught:
+        services.runs_import(campaign=campaign, uploads=[good, bad])
+    assert str(caught.value) == "bad.txt:1: score 'x' is not a number"
+    assert list(Run.objects.all()) == existing
+    assert stored_files() == files_before
+
+
+def test_keep_valid_stores_the_good_files_and_reports_the_bad():
+    campaign = make_campaign()
+    good = upload("new", {"301": ["d1"]})
+    bad = services.RunUpload("bad.txt", b"")
+    with pytest.raises(services.RunsPartlyImported) as caught:
+        services.runs_import(campaign=campaign, uploads=[good, bad], keep_valid=True)
+    assert [r.tag for r in caught.value.stored] == ["new"]
+    assert str(caught.value) == "bad.txt: empty file: no run lines"
+    assert list(Run.objects.values_list("tag", flat=True)) == ["new"]
+
+
+def test_two_files_of_a_batch_with_one_tag_are_rejected():
+    campaign = make_campaign()
+    first = upload("same", {"301": ["d1"]}, name="a.txt")
+    second = upload("same", {"302": ["d1"]}, name="b.txt")
+    with pytest.raises(InputError, match=r"b\.txt:1: run tag 'same' is already used"):
+        services.runs_import(campaign=campaign, uploads=[first, second])
+    assert not Run.objects.exists()
+
+
+def test_tag_used_in_another_campaign_is_fine():
+    services.runs_import(campaign=make_campaign("one"), uploads=[upload("bm25", {"301": ["d"]})])
+    services.runs_import(campaign=make_campaign("two"), uploads=[upload("bm25", {"301": ["d"]})])
+    assert Run.objects.filter(tag="bm25").count() == 2
+
+
+def test_storage_is_cleaned_when_the_database_write_fails(monkeypatch):
+    campaign = make_campaign()
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(Run.objects, "bulk_create", fail)
+    with pytest.raises(RuntimeError):
+        services.runs_import(campaign=campaign, uploads=[upload("x", {"301": ["d1"]})])
+    assert stored_files() == []
+
+
+def test_run_delete_removes_its_files():
+    campaign = make_campaign()
+    [run] = services.runs_import(campaign=campaign, uploads=[upload("x", {"301": ["d1"]})])
+    assert len(stored_files()) == 2
+    services.run_delete(run=run)
+    assert stored_files() == []
+    assert not Run.objects.exists()
+
+
+def test_odd_tags_get_safe_file_names():
+    campaign = make_campaign()
+    [run] = services.runs_import(
+        campaign=campaign, uploads=[upload("../x:y", {"301": ["d"]}, name="x.txt")]
+    )
+    assert run.tag == "../x:y"
+    assert Path(run.original_file.path).parent == Path(settings.MEDIA_ROOT) / "runs" / "trec-x"
+
+
+# --------------------------------------------------------------------------
+# Topics
+
+
+def test_topics_import_creates_then_updates_keeping_order():
+    campaign = make_campaign(topics=())
+    result = services.topics_import(campaign=campaign, data=b"10\tten\n9\tnine\n", name="t.tsv")
+    assert (result.created, result.updated) == (2, 0)
+    result = services.topics_import(
+        campaign=campaign,
+        data=b'{"id": "9", "title": "NINE", "answer": 1}\n{"id": "1", "title": "one"}\n',
+        name="t.jsonl",
+    )
+    assert (result.created, result.updated) == (1, 1)
+    topics = list(campaign.topics.values_list("topic_id", "title", "extra"))
+    assert topics == [("10", "ten", {}), ("9", "NINE", {"answer": 1}), ("1", "one", {})]
+
+
+def test_rejected_topic_file_changes_nothing():
+    campaign = make_campaign(topics=("1",))
+    before = list(Topic.objects.values_list("topic_id", "title"))
+    with pytest.raises(InputError, match=r"t.tsv:3: topic '1' given twice \(first on line 1\)"):
+        services.topics_import(
+            campaign=campaign, data=b"1\tchanged\n2\tnew\n1\tagain\n", name="t.tsv"
+        )
+    assert list(Topic.objects.values_list("topic_id", "title")) == before
+
+
+# --------------------------------------------------------------------------
+# Documents
+
+
+def docs_stream(lines: list[str]) -> io.BytesIO:
+    return io.BytesIO(("\n".join(lines) + "\n").encode())
+
+
+def test_documents_import_upserts_in_batches():
+    campaign = make_campaign()
+    batches: list[int] = []
+    result = services.documents_import(
+        campaign=campaign,
+        stream=docs_stream([f"d{i}\tTitle {i}\tText {i}" for i in range(5)]),
+        name="docs.tsv",
+        batch_size=2,
+        on_batch=batches.append,
+    )
+    assert (result.created, result.updated) == (5, 0)
+    assert batches == [2, 2, 1]
+    result = services.documents_import(
+        campaign=campaign, stream=docs_stream(['{"docno": "d1", "text": "new"}']), name="more.jsonl"
+    )
+    assert (result.created, result.updated) == (0, 1)
+    assert Document.objects.get(docno="d1").text == "new"
+
+
+def test_rejected_document_file_rolls_back_every_batch():
+    campaign = make_campaign()
+    services.documents_import(campaign=campaign, stream=docs_stream(["d0\tkept"]), name="a.tsv")
+    lines = [f"d{i}\tT\tnew text" for i in range(10)] + ["d3\tT\tagain"]
+    with pytest.raises(InputError, match=r"b\.tsv:11: docno 'd3' given twice"):
+        services.documents_import(
+            campaign=campaign, stream=docs_stream(lines), name="b.tsv", batch_size=3
+        )
+    assert list(Document.objects.values_list("docno", "text")) == [("d0", "kept")]
+
+
+def test_documents_import_can_load_only_a_pools_docnos():
+    campaign = make_campaign()
+    result = services.documents_import(
+        campaign=campaign,
+        stream=docs_stream([f"d{i}\tText {i}" for i in range(100)]),
+        name="docs.tsv",
+        only=frozenset({"d5", "d50", "missing"}),
+    )
+    assert (result.created, result.skipped) == (2, 1)
+    assert sorted(Document.objects.values_list("docno", flat=True)) == ["d5", "d50"]
+
+
+def test_campaign_create_validates_the_label_schema():
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="'grades' must list at least two grades"):
+        services.campaign_create(name="x", slug="x", label_schema={"relevance": {"grades": []}})

@@ -1,0 +1,213 @@
+"""Organiser pages: campaigns, uploads with inline errors, and who may see them."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from pooling.models import Campaign, Document, Run, Topic
+from tests.helpers import make_campaign, run_text
+
+pytestmark = pytest.mark.django_db
+
+
+def detail_url(campaign: Campaign) -> str:
+    return reverse("pooling:campaign_detail", args=[campaign.slug])
+
+
+def test_campaign_list_and_detail_show_counts_and_run_summaries(organiser_client):
+    campaign = make_campaign()
+    organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1", "d2"]}))]},
+    )
+    page = organiser_client.get(reverse("pooling:campaign_list")).content.decode()
+    assert "TREC-X" in page
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert "bm25" in page
+    assert "bm25.txt" in page
+    # The run has no lines for topics 302 and 303: the summary says so.
+    assert "302, 303" in page
+
+
+def test_create_campaign_from_the_form(organiser_client, organiser):
+    response = organiser_client.post(
+        reverse("pooling:campaign_create"),
+        {
+            "name": "CLEF eHealth",
+            "slug": "clef-ehealth",
+            "description": "",
+            "guidelines": "Be careful.",
+            "judgment_budget": "2000",
+            "label_schema": '{"relevance": {"grades": [{"value": 0, "name": "No", "key": "0"}, {"value": 1, "name": "Yes", "key": "1"}]}}',
+        },
+    )
+    campaign = Campaign.objects.get(slug="clef-ehealth")
+    assert response.url == detail_url(campaign)
+    assert campaign.created_by == organiser
+    assert campaign.schema.relevance.values == (0, 1)
+
+
+def test_create_campaign_shows_schema_errors(organiser_client):
+    response = organiser_client.post(
+        reverse("pooling:campaign_create"),
+        {"name": "x", "slug": "x", "label_schema": '{"relevance": {"grades": []}}'},
+    )
+    assert response.status_code == 200
+    assert (
+        "relevance: &#x27;grades&#x27; must list at least two grades" in response.content.decode()
+    )
+    assert not Campaign.objects.exists()
+
+
+def test_run_upload_errors_are_shown_inline_and_nothing_is_stored(organiser_client):
+    campaign = make_campaign()
+    bad = SimpleUploadedFile("bad.txt", b"301 Q0 d1 1 2 t\n999 Q0 d2 2 1 t\n301 Q0 d1 3 0 t\n")
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]), {"files": [bad]}
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Rejected: nothing was stored." in page
+    assert "bad.txt:2: topic &#x27;999&#x27; is not a topic of this campaign" in page
+    assert "bad.txt:3: docno &#x27;d1&#x27; appears twice in topic &#x27;301&#x27;" in page
+    assert not Run.objects.exists()
+
+
+def test_htmx_upload_error_returns_only_the_upload_card(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("empty.txt", b"")]},
+        headers={"HX-Request": "true"},
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert page.lstrip().startswith('<section class="card" id="run-upload">')
+    assert "empty.txt: empty file: no run lines" in page
+    assert "<html" not in page
+
+
+def test_htmx_upload_success_redirects_to_refresh_the_page(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("r.txt", run_text("r", {"301": ["d1"]}))]},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 204
+    assert response.headers["HX-Redirect"] == detail_url(campaign)
+
+
+def test_several_run_files_upload_at_once(organiser_client):
+    campaign = make_campaign()
+    files = [SimpleUploadedFile(f"{tag}.txt", run_text(tag, {"301": ["d1"]})) for tag in ("a", "b")]
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]), {"files": files}, follow=True
+    )
+    assert "Stored 2 run(s): a, b." in response.content.decode()
+
+
+def test_topic_and_document_uploads(organiser_client):
+    campaign = make_campaign(topics=())
+    organiser_client.post(
+        reverse("pooling:topics_upload", args=[campaign.slug]),
+        {"file": SimpleUploadedFile("t.jsonl", b'{"id": "1", "title": "one"}\n'), "format": ""},
+    )
+    organiser_client.post(
+        reverse("pooling:documents_upload", args=[campaign.slug]),
+        {"file": SimpleUploadedFile("d.tsv", b"d1\tTitle\tText\n"), "format": "tsv"},
+    )
+    assert list(Topic.objects.values_list("topic_id", flat=True)) == ["1"]
+    assert list(Document.objects.values_list("docno", flat=True)) == ["d1"]
+
+
+def test_document_upload_error_is_shown_and_nothing_stored(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:documents_upload", args=[campaign.slug]),
+        {"file": SimpleUploadedFile("d.jsonl", b'{"docno": "d1"}\n{oops\n'), "format": ""},
+    )
+    assert response.status_code == 400
+    assert "d.jsonl:2: not valid JSON" in response.content.decode()
+    assert not Document.objects.exists()
+
+
+def test_oversized_upload_is_refused(organiser_client, settings):
+    settings.WORKBENCH_MAX_UPLOAD_BYTES = 10
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("big.txt", run_text("big", {"301": ["d1", "d2"]}))]},
+    )
+    assert response.status_code == 400
+    assert "over the upload limit of 10 bytes" in response.content.decode()
+    assert not Run.objects.exists()
+
+
+ORGANISER_PAGES = [
+    ("pooling:campaign_list", []),
+    ("pooling:campaign_create", []),
+    ("pooling:campaign_detail", ["trec-x"]),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), ORGANISER_PAGES)
+def test_assessors_get_403_on_organiser_pages(assessor_client, name, args):
+    make_campaign()
+    assert assessor_client.get(reverse(name, args=args)).status_code == 403
+
+
+@pytest.mark.parametrize(
+    "name", ["pooling:runs_upload", "pooling:topics_upload", "pooling:documents_upload"]
+)
+def test_assessors_cannot_upload(assessor_client, name):
+    campaign = make_campaign()
+    response = assessor_client.post(
+        reverse(name, args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("r.txt", run_text("r", {"301": ["d1"]}))]},
+    )
+    assert response.status_code == 403
+    assert not Run.objects.exists()
+
+
+@pytest.mark.parametrize(("name", "args"), ORGANISER_PAGES)
+def test_anonymous_users_are_sent_to_login(client, name, args):
+    make_campaign()
+    response = client.get(reverse(name, args=args))
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+
+
+def test_admin_is_open_to_organisers_only(organiser_client, assessor, client):
+    assert organiser_client.get(reverse("admin:pooling_run_changelist")).status_code == 200
+    assert organiser_client.get(reverse("admin:auth_user_add")).status_code == 200
+    client.force_login(assessor)
+    assert client.get(reverse("admin:pooling_run_changelist")).status_code == 302
+
+
+def test_staff_users_are_organisers(client, django_user_model):
+    staff = django_user_model.objects.create_user("s", password="p", is_staff=True)
+    client.force_login(staff)
+    assert client.get(reverse("pooling:campaign_list")).status_code == 200
+
+
+def test_home_sends_each_role_to_its_start_page(organiser_client, client, assessor):
+    assert organiser_client.get(reverse("home")).url == reverse("pooling:campaign_list")
+    client.force_login(assessor)
+    assert client.get(reverse("home")).url == reverse("judging:assessor_home")
+
+
+def test_login_and_logout(client, assessor):
+    from tests.helpers import PASSWORD
+
+    page = client.get(reverse("login"))
+    assert page.status_code == 200
+    response = client.post(reverse("login"), {"username": "alice", "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get(reverse("home")).status_code == 302
+    client.post(reverse("logout"))
+    assert client.get(reverse("home")).url.startswith(reverse("login"))
+    bad = client.post(reverse("login"), {"username": "alice", "password": "wrong"})
+    assert "didn't match" in bad.content.decode()

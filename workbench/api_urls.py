@@ -1,0 +1,7 @@
+"""Every app's API under /api/."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("pooling.api_urls")),
+]
