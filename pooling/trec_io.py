@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
@@ -183,6 +184,11 @@ class ParsedRun:
     def ok(self) -> bool:
         return self.problems.ok
 
+    @cached_property
+    def topic_codes(self) -> pa.DictionaryArray:
+        """query_id dictionary-encoded once, shared by every per-topic check."""
+        return _dictionary(self.table.column("query_id"))
+
     @property
     def tags(self) -> list[str]:
         return sorted(pc.unique(self.table.column("run_id")).to_pylist())
@@ -193,14 +199,14 @@ class ParsedRun:
         return self.table.column("run_id")[0].as_py() if self.table.num_rows else ""
 
     def summary(self) -> dict[str, Any]:
-        counts = pc.value_counts(self.table.column("query_id"))
-        per_topic = {
-            str(value): int(count)
-            for value, count in zip(
-                counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True
+        codes = self.topic_codes
+        counts = np.bincount(codes.indices.to_numpy(), minlength=len(codes.dictionary))
+        per_topic = dict(
+            sorted(
+                zip(codes.dictionary.to_pylist(), counts.tolist(), strict=True),
+                key=lambda item: _topic_sort_key(item[0]),
             )
-        }
-        per_topic = dict(sorted(per_topic.items(), key=lambda item: _topic_sort_key(item[0])))
+        )
         return {
             "tag": self.tag,
             "lines": self.table.num_rows,
@@ -232,11 +238,12 @@ def read_run(source: Source, *, name: str | None = None) -> ParsedRun:
     table = _parse_run_fast(data)
     if table is None:
         table = _parse_run_general(data, log)
+    run = ParsedRun(file, table, log)
     if table.num_rows:
-        _check_duplicate_docnos(table, log)
+        _check_duplicate_docnos(run)
     elif log.ok:
         log.add(0, "empty file: no run lines")
-    return ParsedRun(file, table, log)
+    return run
 
 
 def _parse_run_fast(data: bytes) -> pa.Table | None:
@@ -245,7 +252,8 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
     Returns None whenever anything is unusual, so that the general parser
     can report it line by line.
     """
-    if not data or data[:1] in b"# \t\r\n" or b"\n\n" in data:
+    # Blank lines need no check here: they fail the column count below.
+    if not data or data[:1] in b"# \t\r\n":
         return None
     # One separator character throughout, and no other whitespace, so that
     # splitting on it means the same as splitting on runs of whitespace.
@@ -342,17 +350,23 @@ def _empty_run_table() -> pa.Table:
     )
 
 
-def duplicate_pairs(query_ids: pa.Array, doc_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _dictionary(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    encoded = pc.dictionary_encode(values)
+    return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+
+
+def duplicate_pairs(
+    query_ids: pa.Array | pa.DictionaryArray, doc_ids: pa.Array
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows repeating an earlier (query_id, doc_id) pair, and that earlier row.
 
     Returns (repeat_rows, first_rows), ordered by repeat row. Encodes both
     columns as integers and sorts one int64 key, several times faster than
-    hashing the string pairs.
+    hashing the string pairs; dictionary codes come in order of first
+    appearance, so the key is nearly sorted and the stable sort is cheap.
     """
-    topics = pc.dictionary_encode(query_ids)
-    docs = pc.dictionary_encode(doc_ids)
-    if isinstance(topics, pa.ChunkedArray):
-        topics, docs = topics.combine_chunks(), docs.combine_chunks()
+    topics = query_ids if isinstance(query_ids, pa.DictionaryArray) else _dictionary(query_ids)
+    docs = _dictionary(doc_ids)
     key = topics.indices.to_numpy().astype(np.int64) * max(len(docs.dictionary), 1)
     key += docs.indices.to_numpy()
     order = np.argsort(key, kind="stable")
@@ -370,8 +384,9 @@ def duplicate_pairs(query_ids: pa.Array, doc_ids: pa.Array) -> tuple[np.ndarray,
     return repeat_rows[by_row], first_rows[by_row]
 
 
-def _check_duplicate_docnos(table: pa.Table, log: ProblemLog) -> None:
-    repeat_rows, first_rows = duplicate_pairs(table.column("query_id"), table.column("doc_id"))
+def _check_duplicate_docnos(run: ParsedRun) -> None:
+    table, log = run.table, run.problems
+    repeat_rows, first_rows = duplicate_pairs(run.topic_codes, table.column("doc_id"))
     if not len(repeat_rows):
         return
     lines = table.column("line").to_numpy()
@@ -410,10 +425,14 @@ def validate_run_for_campaign(
     used = set(used_tags)
     if run.tag in used:
         log.add(1, f"run tag {run.tag!r} is already used in this campaign")
+    # Check each distinct topic once, then find the rows of the unknown ones.
+    codes = run.topic_codes
     known = pa.array(sorted(set(known_topics)), pa.string())
-    unknown = pc.invert(pc.is_in(run.table.column("query_id"), value_set=known))
-    if pc.any(unknown).as_py():
-        bad = run.table.filter(unknown)
+    unknown_codes = np.flatnonzero(
+        ~pc.is_in(codes.dictionary, value_set=known).to_numpy(zero_copy_only=False)
+    )
+    if len(unknown_codes):
+        bad = run.table.filter(pa.array(np.isin(codes.indices.to_numpy(), unknown_codes)))
         for line, topic in zip(
             bad.column("line").to_pylist()[: log.limit],
             bad.column("query_id").to_pylist()[: log.limit],
