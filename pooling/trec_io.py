@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 from xml.parsers import expat
 
 import numpy as np
@@ -195,7 +195,7 @@ class ParsedRun:
 
     @property
     def tag(self) -> str:
-        """The run tag: that of the first line, as trec_eval reports it."""
+        """The run tag of the first line (a run file for a campaign has exactly one)."""
         return self.table.column("run_id")[0].as_py() if self.table.num_rows else ""
 
     def summary(self) -> dict[str, Any]:
@@ -225,19 +225,23 @@ def _topic_sort_key(topic_id: str) -> tuple[int, int | str]:
     return (0, int(topic_id)) if topic_id.isdigit() else (1, topic_id)
 
 
-def read_run(source: Source, *, name: str | None = None) -> ParsedRun:
+def read_run(
+    source: Source, *, name: str | None = None, extra_fields: Literal["error", "ignore"] = "error"
+) -> ParsedRun:
     """Read a 6-column run file, checking every line.
 
     File-level rules checked here: UTF-8, not empty, six columns, a decimal
     score, each docno at most once per topic. Campaign rules (known topics,
-    one unused tag) are in `validate_run_for_campaign`.
+    one unused tag) are in `validate_run_for_campaign`. With
+    `extra_fields="ignore"`, fields after the tag are dropped instead of
+    reported, as trec_eval does when it scores a run.
     """
     file = _source_name(source, name)
     data = _strip_bom(_read_source(source))
     log = ProblemLog(file)
     table = _parse_run_fast(data)
     if table is None:
-        table = _parse_run_general(data, log)
+        table = _parse_run_general(data, log, ignore_extra_fields=extra_fields == "ignore")
     run = ParsedRun(file, table, log)
     if table.num_rows:
         _check_duplicate_docnos(run)
@@ -288,7 +292,9 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
     return table.append_column("line", lines)
 
 
-def _parse_run_general(data: bytes, log: ProblemLog) -> pa.Table:
+def _parse_run_general(
+    data: bytes, log: ProblemLog, *, ignore_extra_fields: bool = False
+) -> pa.Table:
     """Any file: split every line on whitespace and report each bad line."""
     if _utf8_problem(data, log):
         return _empty_run_table()
@@ -301,15 +307,16 @@ def _parse_run_general(data: bytes, log: ProblemLog) -> pa.Table:
     blank = pc.equal(pc.binary_length(trimmed), 0).to_numpy(zero_copy_only=False)
     comment = pc.starts_with(trimmed, "#").to_numpy(zero_copy_only=False)
     content = ~blank & ~comment
-    bad_count = np.flatnonzero(content & (counts != 6))
+    well_formed = (counts >= 6) if ignore_extra_fields else (counts == 6)
+    bad_count = np.flatnonzero(content & ~well_formed)
     for row in bad_count[: log.limit]:
         log.add(
             int(line_numbers[row]),
             f"expected 6 columns (topic Q0 docno rank score tag), found {counts[row]}",
         )
     log.count_unlisted(max(0, len(bad_count) - log.limit))
-    keep = content & (counts == 6)
-    rows = pc.filter(fields, pa.array(keep))
+    keep = content & well_formed
+    rows = pc.list_slice(pc.filter(fields, pa.array(keep)), 0, 6)
     flat = rows.flatten()
     starts = np.arange(len(rows), dtype=np.int64) * 6
     column = {name: flat.take(pa.array(starts + i)) for i, name in enumerate(RUN_COLUMNS)}

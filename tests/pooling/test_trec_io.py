@@ -458,3 +458,13 @@ def test_pure_core_does_not_import_django(module: str):
     code = f"import sys, {module}; sys.exit('django' in sys.modules)"
     root = Path(__file__).resolve().parents[2]
     assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0
+
+
+def test_fields_after_the_tag_can_be_ignored_for_scoring():
+    data = b"301 Q0 d1 1 2 t extra words\n301 Q0 d2 2 1 t\n301 Q0 short\n"
+    strict = check(data)
+    assert [line for line, _ in reasons(strict)] == [1, 3]
+    lenient = trec_io.read_run(data, name="run.txt", extra_fields="ignore")
+    assert reasons(lenient) == [(3, "expected 6 columns (topic Q0 docno rank score tag), found 3")]
+    assert lenient.table.column("doc_id").to_pylist() == ["d1", "d2"]
+    assert lenient.table.column("run_id").to_pylist() == ["t", "t"]

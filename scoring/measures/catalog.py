@@ -1,0 +1,112 @@
+"""Catalogs: the measures one rel_info format offers, and how `-m` picks them.
+
+`TREC` is trec_eval 10.0's catalog for qrels: its measures in its output
+order, with its nicknames (official, set, all_trec). A catalog for another
+rel_info format (aspect qrels, stratified qrels) is built the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from scoring.measures import average_precision as ap
+from scoring.measures import counts, coverage, dcg, judged, precision, rbp
+from scoring.measures.base import Measure, RequestedMeasure
+from scoring.measures.params import ParamError
+
+
+class MeasureError(ValueError):
+    """An unknown measure, or parameters a measure refuses."""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """measures: in output order. nicknames: names standing for several measures.
+    elsewhere: measure or nickname names of other formats, with where they live."""
+
+    measures: tuple[Measure, ...]
+    nicknames: Mapping[str, tuple[str, ...]]
+    default: str
+    elsewhere: Mapping[str, str] = field(default_factory=dict)
+
+    def select(self, arguments: Sequence[str]) -> list[RequestedMeasure]:
+        """The measures of `-m` arguments (`name` or `name.params`), in output order.
+
+        As in trec_eval, a measure is computed once however often it is named,
+        with the parameters of the first argument naming it with parameters,
+        and `-m all_trec -m P.5` gives P the cutoff 5.
+        """
+        by_name = {measure.name: measure for measure in self.measures}
+        marked: set[str] = set()
+        params: dict[str, str] = {}
+        for argument in arguments or [self.default]:
+            name, dot, text = argument.partition(".")
+            if dot and not text:
+                raise MeasureError(f"measure '{argument}' has an empty parameter list")
+            if dot:
+                params.setdefault(name, text)
+            if name in self.nicknames:
+                marked.update(self.nicknames[name])
+            elif name in by_name:
+                marked.add(name)
+            elif name in self.elsewhere:
+                raise MeasureError(f"measure '{name}' {self.elsewhere[name]}")
+            else:
+                raise MeasureError(f"unknown measure '{name}'")
+        requested = []
+        for measure in self.measures:
+            if measure.name in marked:
+                try:
+                    requested.append(measure.configure(params.get(measure.name)))
+                except ParamError as error:
+                    raise MeasureError(f"measure '{measure.name}': {error}") from error
+        return requested
+
+
+_OFFICIAL = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+    "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
+)  # fmt: skip
+_SET = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+    "set_recall", "set_relative_P", "set_map", "set_F",
+)  # fmt: skip
+_ALL_TREC = (
+    *_OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref",
+    "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
+    "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+    "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+    "num_nonrel_judged_ret",
+)  # fmt: skip
+_PREFS = "needs the rel_info format 'prefs' or 'qrels_prefs' (-R), not supported here"
+_JUDGMENT_GROUPS = "needs the rel_info format 'qrels_jg' (-R), not supported here"
+
+TREC = Catalog(
+    measures=(
+        counts.RUNID, counts.NUM_Q, counts.NUM_RET, counts.NUM_REL, counts.NUM_REL_RET,
+        ap.MAP, ap.GM_MAP, precision.RPREC, judged.BPREF, precision.RECIP_RANK,
+        ap.IPREC_AT_RECALL, precision.P, coverage.RELSTRING, precision.RECALL, judged.INFAP,
+        judged.GM_BPREF, precision.RPREC_MULT, precision.UTILITY, ap.ELEVEN_PT_AVG,
+        dcg.BING, dcg.G, dcg.DCG, dcg.IDEAL_DCG, dcg.NDCG, dcg.NDCG_REL, dcg.RNDCG,
+        dcg.NDCG_CUT, ap.MAP_CUT, precision.RELATIVE_P, precision.SUCCESS, precision.SET_P,
+        precision.SET_RELATIVE_P, precision.SET_RECALL, precision.SET_MAP, precision.SET_F,
+        counts.NUM_NONREL_JUDGED_RET, ap.YAAP, rbp.RBP, rbp.RBP_RESID, coverage.UNJ,
+    ),
+    nicknames={"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC},
+    default="official",
+    elsewhere={
+        **dict.fromkeys(
+            (
+                "prefs", "all_prefs", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+                "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+                "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+                "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+            ),
+            _PREFS,
+        ),
+        **dict.fromkeys(
+            ("qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"), _JUDGMENT_GROUPS
+        ),
+    },
+)  # fmt: skip

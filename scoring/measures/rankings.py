@@ -1,0 +1,429 @@
+"""Runs ranked and matched against the qrels: what every measure reads.
+
+trec_eval scores one (run, topic) pair at a time on a list of judgments in
+rank order. Here every pair of every run is a *group*, and a batch of groups
+is held as one rank-major matrix (rank x group) of judgments, so that each
+measure is a handful of numpy operations over all runs and topics at once.
+
+The ranking rule is trec_eval 10.0's: score (a double) descending, then
+docno descending in byte order; the rank column of the run is ignored.
+The judgment of a retrieved document is its qrels label, `NONPOOL` when the
+qrels do not list it, and `UNJUDGED` when they list it with a label below 0
+(pooled but not judged).
+
+Frames: qrels have the columns query_id, doc_id, relevance; runs have
+query_id, doc_id, score, run_id (one run per frame). Each (query_id, doc_id)
+must appear at most once per frame (`read_qrels` and `read_run` check it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, wraps
+from typing import Concatenate
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scoring.measures.numerics import log2_table
+
+NONPOOL = -1
+UNJUDGED = -2
+PAD = np.iinfo(np.int64).min  # the judgment below a ranking's last document
+# The document trec_eval 10.0 ranks, alone, for a topic missing from a run under -c.
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+BATCH_CELLS = 1 << 23  # rank x group cells per batch: bounds memory for very deep runs
+
+type Frame = pd.DataFrame | pa.Table
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """trec_eval's evaluation options.
+
+    relevance_level: -l, the lowest label counted as relevant.
+    max_docs_per_topic: -M, documents scored per topic (the rest are dropped).
+    judged_only: -J, drop unjudged documents from the rankings first.
+    complete: -c, average over all qrels topics; a topic missing from a
+        run is scored on trec_eval's one-document placeholder ranking.
+    num_docs_in_collection: -N, used by utility.
+    """
+
+    relevance_level: int = 1
+    max_docs_per_topic: int | None = None
+    judged_only: bool = False
+    complete: bool = False
+    num_docs_in_collection: int = 0
+
+
+class Judgments:
+    """The qrels, indexed once for every run.
+
+    topics: the qrels topics in trec_eval's order (byte order); a topic's
+    index in it is its code everywhere else.
+    """
+
+    def __init__(self, qrels: Frame, relevance_level: int) -> None:
+        table = _as_table(qrels, ("query_id", "doc_id", "relevance"))
+        self.relevance_level = relevance_level
+        self.derived: dict[object, object] = {}  # per-qrels values measures compute once
+        self.topics = pc.unique(table.column("query_id")).sort().cast(pa.string())
+        self._docs = pc.unique(table.column("doc_id")).cast(pa.string())
+        topic = _codes(table.column("query_id"), self.topics)
+        doc = _codes(table.column("doc_id"), self._docs)
+        labels = np.asarray(table.column("relevance").to_numpy(), dtype=np.int64)
+        self._index = pd.Index(topic * len(self._docs) + doc)
+        if not self._index.is_unique:
+            raise ValueError("the qrels judge a (query_id, doc_id) pair twice")
+        self._labels = np.where(labels < 0, UNJUDGED, labels)
+        self.positive_total = int(np.count_nonzero(labels > 0))
+        self._count_levels(topic, labels)
+
+    def _count_levels(self, topic: np.ndarray, labels: np.ndarray) -> None:
+        judged = labels >= 0
+        order = np.lexsort((labels[judged], topic[judged]))
+        topic, labels = topic[judged][order], labels[judged][order]
+        starts = np.flatnonzero(
+            (np.diff(topic, prepend=-1) != 0) | (np.diff(labels, prepend=-1) != 0)
+        )
+        self.level_topic, self.level = topic[starts], labels[starts]
+        self.level_count = np.diff(starts, append=len(topic))
+        n_topics = len(self.topics)
+        relevant = self.level >= self.relevance_level
+        self.num_rel = np.bincount(
+            self.level_topic[relevant], self.level_count[relevant], n_topics
+        ).astype(np.int64)
+        self.num_nonrel = np.bincount(
+            self.level_topic[~relevant], self.level_count[~relevant], n_topics
+        ).astype(np.int64)
+        # trec_eval's num_rel_levels: the highest judged label + 1 (0 without judgments).
+        self.num_rel_levels = np.zeros(n_topics, dtype=np.int64)
+        np.maximum.at(self.num_rel_levels, self.level_topic, self.level + 1)
+        # Every judgment a ranking can hold, PAD first: the columns of per-topic tables.
+        self.label_values = np.unique(
+            np.concatenate([[PAD, UNJUDGED, NONPOOL], self.level]).astype(np.int64)
+        )
+
+    def level_counts(self, topic: int) -> dict[int, int]:
+        """Number of judged (label >= 0) documents at each label of one topic."""
+        start, stop = np.searchsorted(self.level_topic, [topic, topic + 1])
+        return dict(
+            zip(self.level[start:stop].tolist(), self.level_count[start:stop].tolist(), strict=True)
+        )
+
+    def labels_of(self, topic: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
+        """The judgment of each (topic code, docno): its label, NONPOOL or UNJUDGED."""
+        doc = _codes(doc_id, self._docs)
+        labels = np.full(len(doc), NONPOOL, dtype=np.int64)
+        judged_somewhere = np.flatnonzero(doc >= 0)
+        key = topic[judged_somewhere] * len(self._docs) + doc[judged_somewhere]
+        found = self._index.get_indexer(key)
+        labels[judged_somewhere[found >= 0]] = self._labels[found[found >= 0]]
+        return labels
+
+
+def _as_table(frame: Frame, columns: Sequence[str]) -> pa.Table:
+    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame)
+    return table.select(list(columns))
+
+
+def _codes(values: pa.Array | pa.ChunkedArray, dictionary: pa.Array) -> np.ndarray:
+    """Index of each value in `dictionary`, -1 where absent.
+
+    A dictionary-encoded array is looked up once per distinct value.
+    """
+    if isinstance(values, pa.DictionaryArray):
+        distinct = _codes(values.dictionary, dictionary)
+        return distinct[np.asarray(values.indices.to_numpy(), dtype=np.int64)]
+    found = pc.fill_null(pc.index_in(values, value_set=dictionary), -1)
+    return np.asarray(found.to_numpy(), dtype=np.int64)
+
+
+class Rankings:
+    """A batch of groups as rank-major matrices: what a measure computes from.
+
+    label: (depth, groups) judgment at each rank, PAD below num_ret.
+    num_ret: (groups,) documents ranked per group (after -M and -J).
+    topic: (groups,) topic code, to index the per-topic arrays of `judgments`.
+    run_tag: (groups,) the run's tag.
+    """
+
+    def __init__(
+        self,
+        label: np.ndarray,
+        num_ret: np.ndarray,
+        topic: np.ndarray,
+        run_tag: np.ndarray,
+        judgments: Judgments,
+        options: EvalOptions,
+    ) -> None:
+        self.label = label
+        self.num_ret = num_ret
+        self.topic = topic
+        self.run_tag = run_tag
+        self.judgments = judgments
+        self.options = options
+        self.level = options.relevance_level
+        self.shared: dict[Hashable, object] = {}  # see per_batch
+
+    @property
+    def depth(self) -> int:
+        return int(self.label.shape[0])
+
+    @cached_property
+    def valid(self) -> np.ndarray:
+        return np.arange(self.depth)[:, None] < self.num_ret
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """label >= level: the test most trec_eval measures make."""
+        return (self.label >= self.level) & self.valid
+
+    @cached_property
+    def relevant_so_far(self) -> np.ndarray:
+        """Relevant documents at or above each rank (depth, groups)."""
+        return np.cumsum(self.relevant, axis=0, dtype=np.int64)
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        """Judged relevant documents ranked: trec_eval's num_rel_ret."""
+        return np.count_nonzero(self.relevant & (self.label >= 0), axis=0).astype(np.int64)
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        """Judged documents of the topic labelled >= level: trec_eval's num_rel."""
+        return self.judgments.num_rel[self.topic]
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of each row, as a float column (depth, 1)."""
+        return np.arange(1, self.depth + 1, dtype=np.float64)[:, None]
+
+    @cached_property
+    def discount(self) -> np.ndarray:
+        """log2(rank + 1), the DCG discount, as a column (depth, 1)."""
+        return log2_table(self.depth + 2)[2:, None]
+
+    @cached_property
+    def label_code(self) -> np.ndarray:
+        """Index of each judgment in `judgments.label_values`, for per-topic tables."""
+        return np.searchsorted(self.judgments.label_values, self.label)
+
+    def per_topic(self, table: np.ndarray) -> np.ndarray:
+        """Look up a (topics, label_values) table at each cell: (depth, groups)."""
+        return table[self.topic, self.label_code]
+
+    def at_cutoffs(self, cumulative: np.ndarray, cutoffs: Sequence[int]) -> np.ndarray:
+        """A per-rank running total after the first min(cutoff, num_ret) documents.
+
+        Returns (groups, cutoffs); 0 where no document is counted.
+        """
+        taken = np.minimum(np.asarray(cutoffs, dtype=np.int64)[None, :], self.num_ret[:, None])
+        return self.at_ranks(cumulative, taken)
+
+    def at_ranks(self, cumulative: np.ndarray, taken: np.ndarray) -> np.ndarray:
+        """`cumulative` after the first `taken` documents of each group (groups, k); 0 for 0."""
+        if self.depth == 0:
+            return np.zeros(taken.shape, dtype=cumulative.dtype)
+        groups = np.arange(taken.shape[0])[:, None]
+        values = cumulative[np.maximum(taken - 1, 0), groups]
+        return np.where(taken > 0, values, 0)
+
+    def last(self, cumulative: np.ndarray) -> np.ndarray:
+        """`cumulative` after all documents of each group."""
+        return self.at_ranks(cumulative, self.num_ret[:, None])[:, 0]
+
+
+def per_batch[**P, R](
+    function: Callable[Concatenate[Rankings, P], R],
+) -> Callable[Concatenate[Rankings, P], R]:
+    """Compute function(rankings, *args) once per batch: for values several measures
+    share (average precision for map and gm_map, DCG for the ndcg family...)."""
+
+    @wraps(function)
+    def shared(rankings: Rankings, *args: P.args, **kwargs: P.kwargs) -> R:
+        key = (function, args, tuple(kwargs.items()))
+        if key not in rankings.shared:
+            rankings.shared[key] = function(rankings, *args, **kwargs)
+        return rankings.shared[key]  # type: ignore[return-value]
+
+    return shared
+
+
+@dataclass(frozen=True)
+class RankedRuns:
+    """Every group of every run, ranked and judged.
+
+    Groups are ordered by run then topic code. Rows are the ranked documents
+    kept after -M and -J, ordered by group then rank.
+    """
+
+    judgments: Judgments
+    options: EvalOptions
+    run_tags: tuple[str, ...]
+    group_run: np.ndarray
+    group_topic: np.ndarray
+    placeholder: np.ndarray  # -c: the run lacks the topic; scored on the placeholder
+    num_ret: np.ndarray
+    row_group: np.ndarray
+    row_rank: np.ndarray
+    row_label: np.ndarray
+
+    def batches(self) -> Iterator[tuple[np.ndarray, Rankings]]:
+        """(group indices, their Rankings), in batches of about BATCH_CELLS cells at most."""
+        for groups in _batch_groups(self.num_ret, BATCH_CELLS):
+            yield groups, self._rankings(groups)
+
+    def _rankings(self, groups: np.ndarray) -> Rankings:
+        n_groups = len(self.num_ret)
+        if len(groups) == n_groups:
+            rows = slice(None)
+            local = self.row_group
+        else:
+            position = np.full(n_groups, -1)
+            position[groups] = np.arange(len(groups))
+            local_of_row = position[self.row_group]
+            rows = local_of_row >= 0
+            local = local_of_row[rows]
+        num_ret = self.num_ret[groups]
+        depth = int(num_ret.max(initial=0))
+        # Filled group by group (rows are in that order), then turned rank-major.
+        by_group = np.full((len(groups), depth), PAD, dtype=np.int64)
+        by_group.ravel()[local * depth + self.row_rank[rows]] = self.row_label[rows]
+        tags = np.asarray(self.run_tags, dtype=object)[self.group_run[groups]]
+        return Rankings(
+            np.ascontiguousarray(by_group.T),
+            num_ret,
+            self.group_topic[groups],
+            tags,
+            self.judgments,
+            self.options,
+        )
+
+
+def _batch_groups(num_ret: np.ndarray, max_cells: int) -> Iterator[np.ndarray]:
+    if len(num_ret) * int(num_ret.max(initial=0)) <= max_cells:
+        yield np.arange(len(num_ret))
+        return
+    # Deep and shallow groups apart, so that padding to the deepest costs little.
+    order = np.argsort(num_ret, kind="stable")
+    start = 0
+    for end in range(1, len(order) + 1):
+        if end == len(order) or (end + 1 - start) * max(int(num_ret[order[end]]), 1) > max_cells:
+            yield np.sort(order[start:end])
+            start = end
+
+
+def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions) -> RankedRuns:
+    """Rank every run's documents per topic and attach their judgments.
+
+    Topics absent from the qrels are ignored, as trec_eval does.
+    """
+    tables = [_as_table(run, ("query_id", "doc_id", "score", "run_id")) for run in runs]
+    n_topics = len(judgments.topics)
+    topic = _column_codes(tables, "query_id", judgments.topics)
+    run = np.repeat(np.arange(len(tables)), [table.num_rows for table in tables])
+    in_qrels = topic >= 0
+    group = run[in_qrels] * n_topics + topic[in_qrels]
+    scores = [np.asarray(table.column("score").to_numpy(), dtype=np.float64) for table in tables]
+    score = np.concatenate([np.empty(0), *scores])[in_qrels]
+    doc_id = _strings(chunk for table in tables for chunk in table.column("doc_id").chunks)
+    if not in_qrels.all():
+        doc_id = doc_id.filter(pa.array(in_qrels))
+    present = np.zeros(len(tables) * n_topics, dtype=bool)
+    present[group] = True
+    if options.complete:
+        missing = np.flatnonzero(~present)
+        group = np.concatenate([group, missing])
+        score = np.concatenate([score, np.ones(len(missing))])
+        placeholders = pa.array([PLACEHOLDER_DOCNO] * len(missing), pa.string())
+        doc_id = pa.chunked_array([*doc_id.chunks, placeholders], pa.string())
+    label = judgments.labels_of(group % n_topics, doc_id)
+    order = _rank_order(group, score, doc_id)
+    group, label = group[order], label[order]
+    starts = np.flatnonzero(np.diff(group, prepend=-1))
+    group_ids = group[starts]
+    row_group = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(group)))
+    row_rank = _ranks(row_group, len(group_ids))
+    kept = np.ones(len(group), dtype=bool)
+    if options.max_docs_per_topic is not None:
+        kept &= row_rank < options.max_docs_per_topic
+    if options.judged_only:
+        kept &= label >= 0
+    if not kept.all():
+        row_group, label = row_group[kept], label[kept]
+        row_rank = _ranks(row_group, len(group_ids))
+    return RankedRuns(
+        judgments=judgments,
+        options=options,
+        run_tags=tuple(_run_tag(table) for table in tables),
+        group_run=group_ids // max(n_topics, 1),
+        group_topic=group_ids % max(n_topics, 1),
+        placeholder=~present[group_ids],
+        num_ret=np.bincount(row_group, minlength=len(group_ids)).astype(np.int64),
+        row_group=row_group,
+        row_rank=row_rank,
+        row_label=label,
+    )
+
+
+_RANK_ORDER = [("group", "ascending"), ("score", "descending"), ("doc_id", "descending")]
+
+
+def _rank_order(group: np.ndarray, score: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
+    """The row order by group, score descending, docno descending (byte order)."""
+    starts = np.flatnonzero(np.diff(group, prepend=-1))
+    same_group = group[1:] == group[:-1]
+    presorted = len(np.unique(group[starts])) == len(starts) and not np.any(
+        same_group & (score[1:] > score[:-1])
+    )
+    if not presorted:
+        table = pa.table({"group": group, "score": score, "doc_id": doc_id})
+        return np.asarray(pc.sort_indices(table, sort_keys=_RANK_ORDER).to_numpy())
+    # Run files usually list each topic's documents together, best first: then only
+    # the topics are put in order, and the documents of tied scores.
+    order = np.arange(len(group))
+    tied = np.flatnonzero(same_group & (score[1:] == score[:-1]))
+    if len(tied):
+        in_tie = np.zeros(len(group), dtype=bool)
+        in_tie[tied] = in_tie[tied + 1] = True
+        rows = np.flatnonzero(in_tie)
+        with_previous = np.zeros(len(group), dtype=bool)
+        with_previous[tied + 1] = True
+        tie = np.cumsum(~with_previous[rows])  # one number per run of tied rows
+        table = pa.table({"group": tie, "score": score[rows], "doc_id": doc_id.take(rows)})
+        order[rows] = rows[pc.sort_indices(table, sort_keys=_RANK_ORDER).to_numpy()]
+    blocks = np.argsort(group[starts], kind="stable")
+    lengths = np.diff(starts, append=len(group))[blocks]
+    first_row = np.repeat(starts[blocks] - (np.cumsum(lengths) - lengths), lengths)
+    return order[first_row + np.arange(len(group))]
+
+
+def _column_codes(tables: Sequence[pa.Table], column: str, dictionary: pa.Array) -> np.ndarray:
+    """Codes (see _codes) of one column of every table."""
+    chunks = [chunk for table in tables for chunk in table.column(column).chunks]
+    if chunks and all(isinstance(chunk, pa.DictionaryArray) for chunk in chunks):
+        return np.concatenate([_codes(chunk, dictionary) for chunk in chunks])
+    return _codes(_strings(chunks), dictionary)
+
+
+def _strings(chunks: Iterable[pa.Array]) -> pa.ChunkedArray:
+    """Chunks of string-like arrays as one chunked string array (one hash lookup for all)."""
+    return pa.chunked_array(
+        [chunk if chunk.type == pa.string() else chunk.cast(pa.string()) for chunk in chunks],
+        type=pa.string(),
+    )
+
+
+def _ranks(row_group: np.ndarray, n_groups: int) -> np.ndarray:
+    """0-based position of each row within its group (rows sorted by group)."""
+    starts = np.searchsorted(row_group, np.arange(n_groups))
+    return np.arange(len(row_group)) - starts[row_group]
+
+
+def _run_tag(table: pa.Table) -> str:
+    """trec_eval reports the tag of a run's last line."""
+    return str(table.column("run_id")[-1].as_py()) if table.num_rows else ""

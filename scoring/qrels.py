@@ -1,0 +1,181 @@
+"""Read and write qrels files. Pure core, no Django.
+
+A qrels file holds one judgment a line, whitespace separated. trec_eval's
+layout is `topic iter docno rel`: the iteration column is ignored, a
+relevance below 0 means "pooled but not judged". Lines whose first
+non-blank character is `#` are comments and blank lines are skipped
+(trec_eval 10.0 skips a `#` only in the first column, not two comment lines
+in a row, and stops at a blank line); CRLF line endings and a UTF-8
+byte-order mark are accepted.
+
+A file is read into a frame with the columns query_id (str), doc_id (str)
+and relevance (int64), plus any further integer columns its layout names,
+in file order. Every line is checked, and every problem (wrong column count,
+a label that is not an integer, a (topic, docno) pair judged twice, ...)
+is reported with the file and line in one `InputError`.
+
+Other layouts (aspect judgments, stratified pools) are `QrelsLayout`s
+beside `TREC_QRELS`: the same reader and writer serve them all.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pooling.trec_io import InputError, ProblemLog, duplicate_pairs
+
+Source = str | Path | bytes
+
+_INTEGER_PATTERN = r"^[+-]?[0-9]{1,18}$"  # 18 digits always fit an int64
+
+
+@dataclass(frozen=True)
+class QrelsLayout:
+    """The columns of one qrels line layout, in file order.
+
+    columns: the frame column name of each field in file order.
+    labels: the fields that hold integers (relevance and other labels).
+    ignored: fields read but not kept (trec_eval's iteration); written as "0".
+    description: the fields as users know them, for error messages.
+    """
+
+    name: str
+    columns: tuple[str, ...]
+    labels: tuple[str, ...]
+    description: str
+    ignored: tuple[str, ...] = ()
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        return tuple(column for column in self.columns if column not in self.ignored)
+
+
+TREC_QRELS = QrelsLayout(
+    name="qrels",
+    columns=("query_id", "iteration", "doc_id", "relevance"),
+    labels=("relevance",),
+    description="topic iter docno rel",
+    ignored=("iteration",),
+)
+
+
+def read_qrels(
+    source: Source, *, name: str | None = None, layout: QrelsLayout = TREC_QRELS
+) -> pd.DataFrame:
+    """Read a qrels file into a frame with the layout's kept columns.
+
+    `source` is a path or the file's bytes; `name` is the file name used in
+    problem reports. Raises `InputError` listing every problem found.
+    """
+    file = name or ("<bytes>" if isinstance(source, bytes) else str(source))
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    log = ProblemLog(file)
+    fields, lines = _well_formed_lines(data.removeprefix(codecs.BOM_UTF8), log, layout)
+    table = _table_from_fields(fields, lines, log, layout)
+    if table.num_rows:
+        _check_duplicate_judgments(table, lines, log)
+    elif log.ok:
+        log.add(0, "no qrels lines")
+    if not log.ok:
+        raise InputError.from_log(log)
+    return table.to_pandas()
+
+
+def _well_formed_lines(
+    data: bytes, log: ProblemLog, layout: QrelsLayout
+) -> tuple[pa.ListArray, np.ndarray]:
+    """The fields of each content line with the layout's column count, and its line number.
+
+    Reports the other content lines.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        log.add(line, f"not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})")
+        text = ""
+    trimmed = pc.ascii_trim_whitespace(pa.array(text.split("\n")))
+    line_numbers = np.arange(1, len(trimmed) + 1, dtype=np.int32)
+    content = _numpy(
+        pc.and_(pc.greater(pc.binary_length(trimmed), 0), pc.invert(pc.starts_with(trimmed, "#")))
+    )
+    fields = pc.ascii_split_whitespace(trimmed.filter(pa.array(content)))
+    line_numbers = line_numbers[content]
+    counts = _numpy(pc.list_value_length(fields))
+    width = len(layout.columns)
+    wrong = np.flatnonzero(counts != width)
+    for row in wrong[: log.limit]:
+        log.add(
+            int(line_numbers[row]),
+            f"expected {width} columns ({layout.description}), found {counts[row]}",
+        )
+    log.count_unlisted(max(0, len(wrong) - log.limit))
+    right = counts == width
+    return fields.filter(pa.array(right)), line_numbers[right]
+
+
+def _table_from_fields(
+    fields: pa.ListArray, lines: np.ndarray, log: ProblemLog, layout: QrelsLayout
+) -> pa.Table:
+    flat = fields.flatten()
+    starts = np.arange(len(fields), dtype=np.int64) * len(layout.columns)
+    columns: dict[str, pa.Array] = {}
+    for index, column in enumerate(layout.columns):
+        if column not in layout.ignored:
+            values = flat.take(pa.array(starts + index))
+            columns[column] = (
+                _integers(values, column, lines, log) if column in layout.labels else values
+            )
+    return pa.table(columns)
+
+
+def _integers(values: pa.Array, column: str, lines: np.ndarray, log: ProblemLog) -> pa.Array:
+    ok = _numpy(pc.match_substring_regex(values, _INTEGER_PATTERN))
+    bad = np.flatnonzero(~ok)
+    texts = values.take(pa.array(bad[: log.limit])).to_pylist()
+    for row, text in zip(bad[: log.limit], texts, strict=True):
+        log.add(int(lines[row]), f"{column} {text!r} is not an integer")
+    log.count_unlisted(max(0, len(bad) - log.limit))
+    return pc.cast(pc.if_else(pa.array(ok), values, "0"), pa.int64())
+
+
+def _check_duplicate_judgments(table: pa.Table, lines: np.ndarray, log: ProblemLog) -> None:
+    topics, docs = table.column("query_id"), table.column("doc_id")
+    repeat_rows, first_rows = duplicate_pairs(topics, docs)
+    for row, first in zip(repeat_rows[: log.limit], first_rows[: log.limit], strict=True):
+        log.add(
+            int(lines[row]),
+            f"docno {docs[row].as_py()!r} judged twice for topic {topics[row].as_py()!r}"
+            f" (first on line {lines[first]})",
+        )
+    log.count_unlisted(max(0, len(repeat_rows) - log.limit))
+
+
+def _numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return np.asarray(array.to_numpy(zero_copy_only=False))
+
+
+def write_qrels(
+    frame: pd.DataFrame, target: str | Path | TextIO, *, layout: QrelsLayout = TREC_QRELS
+) -> None:
+    """Write `frame` (the layout's kept columns) as qrels lines, in frame order."""
+    fields = [
+        pa.array(["0"] * len(frame), pa.string())
+        if column in layout.ignored
+        else pc.cast(pa.array(frame[column]), pa.string())
+        for column in layout.columns
+    ]
+    lines = pc.binary_join_element_wise(*fields, " ").to_pylist() if len(frame) else []
+    text = "".join(f"{line}\n" for line in lines)
+    if isinstance(target, str | Path):
+        Path(target).write_text(text, encoding="utf-8")
+    else:
+        target.write(text)

@@ -1,0 +1,90 @@
+"""Reading and writing qrels."""
+
+import io
+
+import pytest
+
+from pooling.trec_io import InputError
+from scoring.qrels import TREC_QRELS, QrelsLayout, read_qrels, write_qrels
+
+
+def test_qrels_are_read_into_a_frame_in_file_order():
+    frame = read_qrels(b"301 0 FR-1 1\n301 0 FR-0 0\n9 0 FR-1 -1\n", name="q")
+    assert list(frame.columns) == ["query_id", "doc_id", "relevance"]
+    assert frame.to_dict("list") == {
+        "query_id": ["301", "301", "9"],
+        "doc_id": ["FR-1", "FR-0", "FR-1"],
+        "relevance": [1, 0, -1],
+    }
+    assert str(frame["relevance"].dtype) == "int64"
+
+
+def test_comment_and_blank_lines_are_skipped_and_crlf_and_bom_accepted():
+    data = b"\xef\xbb\xbf# judged by NIST\r\n301 0 a 1\r\n\r\n  # indented comment\n301\t0\tb  2\n"
+    assert read_qrels(data, name="q")["doc_id"].tolist() == ["a", "b"]
+
+
+def test_a_hash_inside_a_docno_is_part_of_it():
+    assert read_qrels(b"301 0 CR#93E-1860 0\n", name="q")["doc_id"].tolist() == ["CR#93E-1860"]
+
+
+def test_topic_ids_stay_strings():
+    assert read_qrels(b"007 0 a 1\n", name="q")["query_id"].tolist() == ["007"]
+
+
+def _problems(data: bytes) -> list[str]:
+    with pytest.raises(InputError) as caught:
+        read_qrels(data, name="qrels.txt")
+    return [str(problem) for problem in caught.value.problems]
+
+
+def test_every_bad_line_is_reported_with_file_and_line():
+    assert _problems(b"1 0 a 1\n1 0 b\n1 0 c x\n1 0 d 1 extra\n") == [
+        "qrels.txt:2: expected 4 columns (topic iter docno rel), found 3",
+        "qrels.txt:3: relevance 'x' is not an integer",
+        "qrels.txt:4: expected 4 columns (topic iter docno rel), found 5",
+    ]
+
+
+def test_a_docno_judged_twice_for_a_topic_is_an_error():
+    assert _problems(b"1 0 a 1\n2 0 a 1\n1 0 a 0\n") == [
+        "qrels.txt:3: docno 'a' judged twice for topic '1' (first on line 1)"
+    ]
+
+
+def test_a_file_without_judgments_is_an_error():
+    assert _problems(b"# nothing\n\n") == ["qrels.txt: no qrels lines"]
+
+
+def test_bytes_that_are_not_utf8_are_reported_at_their_line():
+    assert _problems(b"1 0 a 1\n1 0 \xff 1\n")[0].startswith("qrels.txt:2: not UTF-8")
+
+
+def test_written_qrels_read_back_the_same(tmp_path):
+    frame = read_qrels(b"301 0 FR-1 1\n301 0 FR-0 -1\n", name="q")
+    out = io.StringIO()
+    write_qrels(frame, out)
+    assert out.getvalue() == "301 0 FR-1 1\n301 0 FR-0 -1\n"
+    write_qrels(frame, tmp_path / "qrels.txt")
+    assert read_qrels(tmp_path / "qrels.txt").equals(frame)
+
+
+def test_other_layouts_reuse_the_reader_and_writer():
+    stratified = QrelsLayout(
+        name="stratified",
+        columns=("query_id", "iteration", "doc_id", "stratum", "relevance"),
+        labels=("stratum", "relevance"),
+        description="topic iter docno stratum rel",
+        ignored=("iteration",),
+    )
+    frame = read_qrels(b"1 0 a 2 -1\n", name="s", layout=stratified)
+    assert frame.to_dict("list") == {
+        "query_id": ["1"],
+        "doc_id": ["a"],
+        "stratum": [2],
+        "relevance": [-1],
+    }
+    out = io.StringIO()
+    write_qrels(frame, out, layout=stratified)
+    assert out.getvalue() == "1 0 a 2 -1\n"
+    assert TREC_QRELS.kept == ("query_id", "doc_id", "relevance")
