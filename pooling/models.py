@@ -110,3 +110,72 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return self.tag
+
+
+class Pool(models.Model):
+    """The documents to judge, built from a campaign's runs with a stored spec.
+
+    `spec` holds everything needed to rebuild it byte for byte: depth,
+    strata and rates, per-topic depths, the presentation order and the seed.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pools")
+    name = models.CharField(max_length=200)
+    spec = models.JSONField()
+    runs = models.ManyToManyField(Run, related_name="pools", blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.campaign.slug}: {self.name}"
+
+
+class PoolAddition(models.Model):
+    """Runs added to a pool after it was built (late submissions)."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="additions")
+    runs = models.ManyToManyField(Run, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pool", "created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.pool}: addition of {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class PoolEntry(models.Model):
+    """One (topic, docno) of a pool. Unsampled entries are pooled but not judged."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="entries")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    # A string, not a Document key: a pool may be built before its documents
+    # are loaded (and then used to load only those documents).
+    docno = models.CharField(max_length=200)
+    best_rank = models.PositiveIntegerField()
+    n_runs = models.PositiveIntegerField()
+    stratum = models.PositiveSmallIntegerField(help_text="1-based index into the spec's strata.")
+    inclusion_probability = models.FloatField()
+    sampled = models.BooleanField()
+    # Presentation order within the topic, 1-based; null for unsampled entries.
+    order = models.PositiveIntegerField(null=True)
+    addition = models.ForeignKey(
+        PoolAddition, null=True, blank=True, on_delete=models.CASCADE, related_name="entries"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "topic", "docno"], name="unique_pool_entry"),
+        ]
+        indexes = [models.Index(fields=["pool", "topic", "order"], name="pool_entry_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.topic.topic_id} {self.docno}"

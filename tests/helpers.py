@@ -52,3 +52,31 @@ def make_documents(campaign: Campaign, docnos: Iterable[str]) -> None:
     services.documents_import(
         campaign=campaign, stream=io.BytesIO(("\n".join(lines) + "\n").encode()), name="docs.tsv"
     )
+
+
+def make_pool(campaign: Campaign, entries: dict[str, list[str]], *, name: str = "pool"):
+    """A pool whose queue for each topic is the given docnos, in that order.
+
+    Built directly from entries (depth 1..n, all sampled), for tests that
+    are about judging rather than pooling.
+    """
+    from pooling.models import Pool, PoolEntry
+
+    pool = Pool.objects.create(campaign=campaign, name=name, spec={"depth": 100})
+    topics = {t.topic_id: t for t in campaign.topics.all()}
+    PoolEntry.objects.bulk_create(
+        PoolEntry(
+            pool=pool,
+            topic=topics[topic_id],
+            docno=docno,
+            best_rank=rank,
+            n_runs=1,
+            stratum=1,
+            inclusion_probability=1.0,
+            sampled=True,
+            order=rank,
+        )
+        for topic_id, docnos in entries.items()
+        for rank, docno in enumerate(docnos, start=1)
+    )
+    return pool

@@ -95,6 +95,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+    # Tests use a file too: an in-memory database shares one cache with table
+    # locks that ignore the busy timeout, so concurrent writers could not be tested.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-workbench.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -1,0 +1,146 @@
+"""Assignments, judgments and their audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from pooling.models import Pool, PoolEntry, Topic
+
+
+class Assignment(models.Model):
+    """An assessor's work on one topic of a pool.
+
+    A primary assignment covers every sampled entry of the topic, in the
+    pool's presentation order (entries added later join the queue). An
+    overlap assignment covers only its listed items, so that the same
+    documents are judged by several assessors for measuring agreement.
+    """
+
+    PRIMARY = "primary"
+    OVERLAP = "overlap"
+    KINDS = [(PRIMARY, "Primary"), (OVERLAP, "Overlap")]
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="assignments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    kind = models.CharField(max_length=10, choices=KINDS, default=PRIMARY)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pool", "topic__position", "assessor__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "topic", "assessor"], name="unique_assignment"),
+            # The final-label policy falls back on "the primary assessor's" label.
+            models.UniqueConstraint(
+                fields=["pool", "topic"],
+                condition=models.Q(kind="primary"),
+                name="one_primary_per_topic",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} on topic {self.topic.topic_id} ({self.kind})"
+
+    def queue(self) -> models.QuerySet[PoolEntry]:
+        """The entries to judge, in the order the assessor sees them."""
+        if self.kind == self.PRIMARY:
+            return PoolEntry.objects.filter(
+                pool_id=self.pool_id, topic_id=self.topic_id, sampled=True
+            ).order_by("order")
+        return PoolEntry.objects.filter(overlap_items__assignment=self).order_by(
+            "overlap_items__position"
+        )
+
+
+class OverlapItem(models.Model):
+    """One entry of an overlap assignment's queue."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    entry = models.ForeignKey(PoolEntry, on_delete=models.CASCADE, related_name="overlap_items")
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "entry"], name="unique_overlap_item"),
+            models.UniqueConstraint(
+                fields=["assignment", "position"], name="unique_overlap_position"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment}: #{self.position}"
+
+
+class Judgment(models.Model):
+    """One assessor's labels for one document of one topic.
+
+    Keyed by (assessor, topic, docno), not by pool entry, so that judgments
+    outlive a rebuilt pool. `aspects` maps aspect id to value, with -1 for
+    an aspect not asked because the document is not relevant.
+    """
+
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
+    )
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
+    docno = models.CharField(max_length=200)
+    relevance = models.SmallIntegerField()
+    aspects = models.JSONField(default=dict)
+    seconds = models.FloatField(default=0.0, help_text="Active time spent, summed over visits.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assessor", "topic", "docno"], name="unique_judgment"),
+        ]
+        indexes = [models.Index(fields=["topic", "docno"], name="judgment_document")]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} {self.topic.topic_id} {self.docno} = {self.relevance}"
+
+    def labels(self) -> dict[str, Any]:
+        return {"relevance": self.relevance, **self.aspects}
+
+
+class JudgmentEvent(models.Model):
+    """The append-only audit log: every change to a judgment, with old and new labels.
+
+    `old` is null for a first judgment and `new` is null when an undo
+    removed the judgment; an undo points at the event it reverted.
+    """
+
+    CREATE = "create"
+    UPDATE = "update"
+    UNDO = "undo"
+    ACTIONS = [(CREATE, "Judged"), (UPDATE, "Revised"), (UNDO, "Undone")]
+
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgment_events"
+    )
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    docno = models.CharField(max_length=200)
+    action = models.CharField(max_length=10, choices=ACTIONS)
+    old = models.JSONField(null=True)
+    new = models.JSONField(null=True)
+    seconds = models.FloatField(default=0.0)
+    reverts = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reverted_by"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [
+            models.Index(fields=["assessor", "topic", "-id"], name="event_assessor_topic"),
+            models.Index(fields=["topic", "docno"], name="event_document"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.assessor} {self.action} {self.docno}"

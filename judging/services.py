@@ -1,0 +1,241 @@
+"""Writes for assignments and judgments.
+
+Every judgment write is transactional and idempotent: one row per
+(assessor, topic, docno), however often or concurrently a request arrives;
+the later value wins and every change appends a JudgmentEvent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from judging.models import Assignment, Judgment, JudgmentEvent
+from pooling.label_schema import LabelSchema
+from pooling.models import Pool, Topic
+
+# One visit longer than this is a forgotten tab, not work.
+MAX_SECONDS_PER_VISIT = 30 * 60
+
+
+class AssignmentError(ValueError):
+    """An assignment request that cannot be carried out."""
+
+
+class JudgmentError(ValueError):
+    """A judgment that cannot be recorded (not the assessor's document)."""
+
+
+# --------------------------------------------------------------------------
+# Assignments
+
+
+def assignments_create(
+    *, pool: Pool, topics: Iterable[Topic], assessors: Iterable[User]
+) -> list[Assignment]:
+    """Make each assessor the primary assessor of each topic, in one transaction.
+
+    An assignment that already exists is kept as it is; a topic that already
+    has another primary assessor is an error (give that topic an overlap
+    assessor instead), and nothing is created.
+    """
+    topics, assessors = list(topics), list(assessors)
+    if not topics or not assessors:
+        raise AssignmentError("choose at least one topic and one assessor")
+    if len(assessors) > 1 and len(topics) == 1:
+        names = ", ".join(a.username for a in assessors)
+        raise AssignmentError(
+            f"topic {topics[0].topic_id} can have one primary assessor, not {names}"
+        )
+    foreign = [t.topic_id for t in topics if t.campaign_id != pool.campaign_id]
+    if foreign:
+        raise AssignmentError(f"not topics of this pool's campaign: {', '.join(foreign)}")
+    # Several assessors and several topics: deal the topics out in turn.
+    wanted = {topic.id: assessors[i % len(assessors)] for i, topic in enumerate(topics)}
+    with transaction.atomic():
+        existing = {
+            a.topic_id: a
+            for a in Assignment.objects.select_for_update()
+            .filter(pool=pool, topic_id__in=wanted, kind=Assignment.PRIMARY)
+            .select_related("assessor", "topic")
+        }
+        clashes = [
+            f"topic {a.topic.topic_id} already has primary assessor {a.assessor.username}"
+            for topic_id, a in existing.items()
+            if a.assessor_id != wanted[topic_id].id
+        ]
+        if clashes:
+            raise AssignmentError("; ".join(clashes))
+        new = [
+            Assignment(pool=pool, topic_id=topic_id, assessor=assessor)
+            for topic_id, assessor in wanted.items()
+            if topic_id not in existing
+        ]
+        Assignment.objects.bulk_create(new)
+    return list(Assignment.objects.filter(pool=pool, topic_id__in=wanted, kind=Assignment.PRIMARY))
+
+
+def assignment_delete(*, assignment: Assignment) -> None:
+    """Remove an assignment. Judgments stay: they belong to (assessor, topic, docno)."""
+    assignment.delete()
+
+
+# --------------------------------------------------------------------------
+# Judgments
+
+
+def judgment_submit(
+    *,
+    assignment: Assignment,
+    docno: str,
+    relevance: Any,
+    aspects: dict[str, Any],
+    seconds: float = 0.0,
+    schema: LabelSchema | None = None,
+) -> Judgment:
+    """Record the assessor's labels for a document of their queue.
+
+    Raises LabelError (labels outside the schema) or JudgmentError (the
+    document is not in this assignment) before writing anything.
+    """
+    if not assignment.queue().filter(docno=docno).exists():
+        raise JudgmentError(f"document {docno!r} is not in this assignment")
+    return judgment_record(
+        assessor=assignment.assessor,
+        topic=assignment.topic,
+        docno=docno,
+        relevance=relevance,
+        aspects=aspects,
+        seconds=seconds,
+        schema=schema,
+    )
+
+
+def judgment_record(
+    *,
+    assessor: User,
+    topic: Topic,
+    docno: str,
+    relevance: Any,
+    aspects: dict[str, Any],
+    seconds: float = 0.0,
+    schema: LabelSchema | None = None,
+) -> Judgment:
+    """Create or change one judgment, appending an event when the labels change.
+
+    A repeat of the same labels (a double submit, a retried request) only
+    adds its time. Two concurrent first submissions cannot create two rows:
+    the unique constraint turns the second insert into an update.
+    """
+    schema = schema or topic.campaign.schema
+    rel, cleaned = schema.clean(relevance, aspects)
+    new_labels = {"relevance": rel, **cleaned}
+    spent = min(max(float(seconds or 0.0), 0.0), MAX_SECONDS_PER_VISIT)
+    with transaction.atomic():
+        judgment = _locked(assessor, topic, docno)
+        if judgment is None:
+            try:
+                with transaction.atomic():
+                    judgment = Judgment.objects.create(
+                        assessor=assessor,
+                        topic=topic,
+                        docno=docno,
+                        relevance=rel,
+                        aspects=cleaned,
+                        seconds=spent,
+                    )
+            except IntegrityError:
+                # Another request created it first: ours becomes an update.
+                judgment = _locked(assessor, topic, docno)
+                assert judgment is not None
+            else:
+                _log(judgment, JudgmentEvent.CREATE, None, new_labels, spent)
+                return judgment
+        old_labels = judgment.labels()
+        judgment.seconds += spent
+        judgment.relevance, judgment.aspects = rel, cleaned
+        judgment.save(update_fields=["relevance", "aspects", "seconds", "updated_at"])
+        if old_labels != new_labels:
+            _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
+    return judgment
+
+
+def judgment_undo(*, assignment: Assignment) -> JudgmentEvent | None:
+    """Revert the assessor's latest change on the topic that is not yet reverted.
+
+    A first judgment is removed, a revision restored to its previous labels.
+    Repeated undos walk further back. Returns the reverted event, or None
+    when there is nothing to undo.
+    """
+    assessor, topic = assignment.assessor, assignment.topic
+    with transaction.atomic():
+        last = (
+            # Lock only the event row: the reverted_by test is an outer join.
+            JudgmentEvent.objects.select_for_update(of=("self",))
+            .filter(
+                assessor=assessor,
+                topic=topic,
+                action__in=[JudgmentEvent.CREATE, JudgmentEvent.UPDATE],
+                reverted_by__isnull=True,
+            )
+            .order_by("-id")
+            .first()
+        )
+        if last is None:
+            return None
+        judgment = _locked(assessor, topic, last.docno)
+        current = judgment.labels() if judgment else None
+        if last.old is None:
+            if judgment is not None:
+                judgment.delete()
+        else:
+            if judgment is None:
+                judgment = Judgment(assessor=assessor, topic=topic, docno=last.docno)
+            judgment.relevance = last.old["relevance"]
+            judgment.aspects = {k: v for k, v in last.old.items() if k != "relevance"}
+            judgment.save()
+        try:
+            with transaction.atomic():
+                JudgmentEvent.objects.create(
+                    assessor=assessor,
+                    topic=topic,
+                    docno=last.docno,
+                    action=JudgmentEvent.UNDO,
+                    old=current,
+                    new=last.old,
+                    reverts=last,
+                )
+        except IntegrityError:
+            # A concurrent undo reverted the same event first.
+            transaction.set_rollback(True)
+            return None
+    return last
+
+
+def _locked(assessor: User, topic: Topic, docno: str) -> Judgment | None:
+    return (
+        Judgment.objects.select_for_update()
+        .filter(assessor=assessor, topic=topic, docno=docno)
+        .first()
+    )
+
+
+def _log(
+    judgment: Judgment,
+    action: str,
+    old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
+    seconds: float,
+) -> None:
+    JudgmentEvent.objects.create(
+        assessor_id=judgment.assessor_id,
+        topic_id=judgment.topic_id,
+        docno=judgment.docno,
+        action=action,
+        old=old,
+        new=new,
+        seconds=seconds,
+    )
