@@ -47,14 +47,37 @@ class Assignment(models.Model):
         return f"{self.assessor} on topic {self.topic.topic_id} ({self.kind})"
 
     def queue(self) -> models.QuerySet[PoolEntry]:
-        """The entries to judge, in the order the assessor sees them."""
+        """The entries to judge in the order the assessor sees them, each
+        annotated with its 1-based `position` in the queue."""
         if self.kind == self.PRIMARY:
-            return PoolEntry.objects.filter(
-                pool_id=self.pool_id, topic_id=self.topic_id, sampled=True
-            ).order_by("order")
-        return PoolEntry.objects.filter(overlap_items__assignment=self).order_by(
-            "overlap_items__position"
+            return (
+                PoolEntry.objects.filter(pool_id=self.pool_id, topic_id=self.topic_id, sampled=True)
+                .annotate(position=models.F("order"))
+                .order_by("order")
+            )
+        return (
+            PoolEntry.objects.filter(overlap_items__assignment=self)
+            .annotate(position=models.F("overlap_items__position"))
+            .order_by("overlap_items__position")
         )
+
+    def judged_docnos(self) -> models.QuerySet[Judgment]:
+        return Judgment.objects.filter(assessor_id=self.assessor_id, topic_id=self.topic_id).values(
+            "docno"
+        )
+
+    def entry_at(self, position: int) -> PoolEntry | None:
+        return self.queue().filter(position=position).first()
+
+    def next_unjudged(self, after: int = 0) -> PoolEntry | None:
+        """The first unjudged entry after `position`, else the first unjudged at all."""
+        unjudged = self.queue().exclude(docno__in=self.judged_docnos())
+        return unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
+
+    def progress(self) -> tuple[int, int]:
+        """(judged, total) over this assignment's queue."""
+        queue = self.queue()
+        return queue.filter(docno__in=self.judged_docnos()).count(), queue.count()
 
 
 class OverlapItem(models.Model):

@@ -1,10 +1,294 @@
-"""Assessor pages."""
+"""Assessor pages (the judging screen) and the organiser's assignment pages.
 
+An assessor sees only their own assignments: another assessor's assignment
+is a 404, and no page shows ranks, runs, scores, strata or other labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+
+from judging import services
+from judging.highlight import highlight_html, query_terms
+from judging.models import Assignment, Judgment, JudgmentEvent
+from pooling.label_schema import LabelError
+from pooling.models import Document, Pool, PoolEntry, Topic
+from workbench.roles import is_organiser, organiser_required
+
+PANEL = "judging/judge.html#judge-panel"
+
+
+def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> Assignment:
+    return get_object_or_404(
+        Assignment.objects.select_related("topic__campaign", "assessor"),
+        pk=assignment_id,
+        assessor=request.user,
+    )
+
+
+# --------------------------------------------------------------------------
+# Assessors
 
 
 @login_required
 def assessor_home(request: HttpRequest) -> HttpResponse:
-    return render(request, "judging/assessor_home.html", {})
+    assignments = list(
+        request.user.assignments.select_related("topic__campaign", "pool").order_by(
+            "pool__campaign__name", "topic__position"
+        )
+    )
+    for assignment in assignments:
+        assignment.judged, assignment.total = assignment.progress()
+    return render(request, "judging/assessor_home.html", {"assignments": assignments})
+
+
+@login_required
+def judge_next(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """Continue: the first document not yet judged."""
+    assignment = _get_assignment_for_user(request, assignment_id)
+    entry = assignment.next_unjudged()
+    if entry is None:
+        return render(request, "judging/judge.html", _panel_context(assignment, None))
+    return redirect("judging:judge", assignment.pk, entry.position)
+
+
+@login_required
+def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpResponse:
+    """GET shows the document at a queue position; POST judges it and moves on."""
+    assignment = _get_assignment_for_user(request, assignment_id)
+    entry = assignment.entry_at(position)
+    if entry is None:
+        return redirect("judging:judge_next", assignment.pk)
+    if request.method != "POST":
+        return render(request, "judging/judge.html", _panel_context(assignment, entry))
+    schema = assignment.topic.campaign.schema
+    aspects = {a.id: request.POST.get(a.id) for a in schema.aspects if a.id in request.POST}
+    try:
+        services.judgment_submit(
+            assignment=assignment,
+            docno=entry.docno,
+            relevance=request.POST.get("relevance"),
+            aspects=aspects,
+            seconds=_seconds(request.POST.get("seconds")),
+            schema=schema,
+        )
+    except (LabelError, services.JudgmentError) as error:
+        context = _panel_context(assignment, entry, error=str(error), posted=request.POST)
+        template = PANEL if request.htmx else "judging/judge.html"
+        return render(request, template, context, status=400)
+    return _show_next(request, assignment, assignment.next_unjudged(after=position))
+
+
+@login_required
+@require_POST
+def judge_undo(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """Undo the last judgment on this topic and show that document again."""
+    assignment = _get_assignment_for_user(request, assignment_id)
+    reverted = services.judgment_undo(assignment=assignment)
+    if reverted is None:
+        messages.info(request, "Nothing to undo.")
+        return _show_next(request, assignment, assignment.next_unjudged())
+    entry = assignment.queue().filter(docno=reverted.docno).first()
+    return _show_next(request, assignment, entry, note=f"Undone: {reverted.docno}.")
+
+
+@login_required
+def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """The assessor's judged documents of this topic, to reopen and revise."""
+    assignment = _get_assignment_for_user(request, assignment_id)
+    positions = dict(assignment.queue().values_list("docno", "position"))
+    judgments = Judgment.objects.filter(
+        assessor=assignment.assessor, topic=assignment.topic, docno__in=list(positions)
+    ).order_by("-updated_at")
+    schema = assignment.topic.campaign.schema
+    rows = [
+        {
+            "position": positions[j.docno],
+            "docno": j.docno,
+            "labels": _label_names(schema, j),
+            "updated_at": j.updated_at,
+        }
+        for j in judgments
+    ]
+    titles = dict(
+        Document.objects.filter(
+            campaign=assignment.topic.campaign, docno__in=[r["docno"] for r in rows]
+        ).values_list("docno", "title")
+    )
+    for row in rows:
+        row["title"] = titles.get(row["docno"], "")
+    return render(request, "judging/judged_list.html", {"assignment": assignment, "rows": rows})
+
+
+def _show_next(
+    request: HttpRequest, assignment: Assignment, entry: PoolEntry | None, note: str = ""
+) -> HttpResponse:
+    """After a judgment or an undo: the next document, swapped in place for htmx."""
+    url = (
+        reverse("judging:judge", args=[assignment.pk, entry.position])
+        if entry
+        else reverse("judging:judge_next", args=[assignment.pk])
+    )
+    if not request.htmx:
+        if note:
+            messages.info(request, note)
+        return redirect(url)
+    response = render(request, PANEL, _panel_context(assignment, entry, note=note))
+    response["HX-Push-Url"] = url
+    return response
+
+
+def _seconds(raw: str | None) -> float:
+    try:
+        return float(raw or 0)
+    except ValueError:
+        return 0.0
+
+
+def _panel_context(
+    assignment: Assignment,
+    entry: PoolEntry | None,
+    *,
+    error: str = "",
+    note: str = "",
+    posted: Any = None,
+) -> dict[str, Any]:
+    topic = assignment.topic
+    campaign = topic.campaign
+    schema = campaign.schema
+    judged, total = assignment.progress()
+    context: dict[str, Any] = {
+        "assignment": assignment,
+        "topic": topic,
+        "campaign": campaign,
+        "judged": judged,
+        "total": total,
+        "percent": round(100 * judged / total) if total else 100,
+        "entry": entry,
+        "error": error,
+        "note": note,
+        "key_map": schema.key_map(),
+    }
+    if entry is None:
+        return context
+    document = Document.objects.filter(campaign=campaign, docno=entry.docno).first()
+    terms = query_terms(topic.title)
+    current = Judgment.objects.filter(
+        assessor=assignment.assessor, topic=topic, docno=entry.docno
+    ).first()
+    chosen = _chosen_values(schema, current, posted)
+    context |= {
+        "document": document,
+        "title_html": mark_safe(highlight_html(document.title, terms)) if document else "",
+        "text_html": mark_safe(highlight_html(document.text, terms)) if document else "",
+        "current": current,
+        "questions": [
+            {
+                "question": question,
+                "is_aspect": question.id != "relevance",
+                "when": question.when,
+                "chosen": chosen.get(question.id),
+            }
+            for question in (schema.relevance, *schema.aspects)
+        ],
+        "aspects_open": chosen.get("relevance") not in (None, 0),
+    }
+    return context
+
+
+def _chosen_values(schema: Any, current: Judgment | None, posted: Any) -> dict[str, int | None]:
+    """What to preselect: the values just posted (after an error), else the stored ones."""
+    ids = ["relevance", *schema.aspect_ids]
+    if posted is not None:
+        values: dict[str, int | None] = {}
+        for question_id in ids:
+            try:
+                values[question_id] = int(posted.get(question_id))
+            except (TypeError, ValueError):
+                values[question_id] = None
+        return values
+    if current is None:
+        return {}
+    return {k: v for k, v in current.labels().items() if v is not None and v >= 0}
+
+
+def _label_names(schema: Any, judgment: Judgment) -> list[str]:
+    names = []
+    for question in (schema.relevance, *schema.aspects):
+        value = judgment.labels().get(question.id)
+        grade = question.grade(value) if value is not None else None
+        if grade is not None:
+            names.append(f"{question.name}: {grade.name}")
+    return names
+
+
+# --------------------------------------------------------------------------
+# Organisers
+
+
+@organiser_required
+def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """Progress per topic and assessor, and the form to assign topics."""
+    pool = get_object_or_404(Pool.objects.select_related("campaign"), pk=pool_id)
+    if request.method == "POST":
+        topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics"))
+        assessors = User.objects.filter(pk__in=request.POST.getlist("assessors"), is_active=True)
+        try:
+            created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)
+        except services.AssignmentError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"{len(created)} assignment(s) in place.")
+        return redirect("judging:pool_assignments", pool.pk)
+    return render(request, "judging/pool_assignments.html", _assignments_context(pool))
+
+
+def _assignments_context(pool: Pool) -> dict[str, Any]:
+    assignments = list(
+        pool.assignments.select_related("topic", "assessor").order_by(
+            "topic__position", "kind", "assessor__username"
+        )
+    )
+    for assignment in assignments:
+        assignment.judged, assignment.total = assignment.progress()
+        assignment.percent = (
+            round(100 * assignment.judged / assignment.total) if assignment.total else 100
+        )
+    assigned = {a.topic_id for a in assignments if a.kind == Assignment.PRIMARY}
+    assessors = User.objects.filter(is_active=True).order_by("username")
+    per_assessor: dict[str, list[int]] = {}
+    for assignment in assignments:
+        judged_total = per_assessor.setdefault(assignment.assessor.username, [0, 0])
+        judged_total[0] += assignment.judged
+        judged_total[1] += assignment.total
+    return {
+        "pool": pool,
+        "campaign": pool.campaign,
+        "assignments": assignments,
+        "unassigned": [t for t in pool.campaign.topics.all() if t.pk not in assigned],
+        "topics": pool.campaign.topics.all(),
+        "assessors": [a for a in assessors if not is_organiser(a)],
+        "per_assessor": sorted(per_assessor.items()),
+    }
+
+
+@organiser_required
+def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpResponse:
+    """Every change ever made to any judgment of one document for one topic."""
+    topic = get_object_or_404(Topic.objects.select_related("campaign"), pk=topic_id)
+    events = JudgmentEvent.objects.filter(topic=topic, docno=docno).select_related("assessor")
+    judgments = Judgment.objects.filter(topic=topic, docno=docno).select_related("assessor")
+    return render(
+        request,
+        "judging/document_history.html",
+        {"topic": topic, "docno": docno, "events": events, "judgments": judgments},
+    )

@@ -4,4 +4,5 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("pooling.api_urls")),
+    path("", include("judging.api_urls")),
 ]

@@ -1,0 +1,226 @@
+"""Judging over the API.
+
+Assessors: their assignments, the next document of one, submitting a
+judgment (PUT, idempotent) and listing their own judgments. Organisers: the
+judgments of a pool, filtered. Like the pages, an assessor's responses carry
+no rank, run, score, stratum or other assessor's label.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Exists, OuterRef
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from judging import services
+from judging.models import Assignment, Judgment
+from pooling.label_schema import LabelError
+from pooling.models import Document, Pool, PoolEntry
+from workbench.roles import IsOrganiser
+
+
+class TopicSerializer(serializers.Serializer):
+    topic_id = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    narrative = serializers.CharField()
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    topic = TopicSerializer(read_only=True)
+    campaign = serializers.CharField(source="topic.campaign.slug", read_only=True)
+    judged = serializers.SerializerMethodField()
+    total = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "campaign", "topic", "judged", "total"]
+
+    def get_judged(self, assignment: Assignment) -> int:
+        return self._progress(assignment)[0]
+
+    def get_total(self, assignment: Assignment) -> int:
+        return self._progress(assignment)[1]
+
+    def _progress(self, assignment: Assignment) -> tuple[int, int]:
+        if not hasattr(assignment, "_progress"):
+            assignment._progress = assignment.progress()
+        return assignment._progress
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    topic_id = serializers.CharField(source="topic.topic_id", read_only=True)
+
+    class Meta:
+        model = Judgment
+        fields = [
+            "topic_id",
+            "docno",
+            "relevance",
+            "aspects",
+            "seconds",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class PoolJudgmentSerializer(JudgmentSerializer):
+    assessor = serializers.CharField(source="assessor.username", read_only=True)
+
+    class Meta(JudgmentSerializer.Meta):
+        fields = ["assessor", *JudgmentSerializer.Meta.fields]
+
+
+class NextDocumentSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    total = serializers.IntegerField()
+    judged = serializers.IntegerField()
+    docno = serializers.CharField()
+    title = serializers.CharField()
+    text = serializers.CharField()
+    url = serializers.CharField()
+
+
+class JudgmentInputSerializer(serializers.Serializer):
+    relevance = serializers.JSONField(help_text="A relevance grade of the campaign's schema.")
+    aspects = serializers.DictField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Aspect values by id; required when relevance > 0, ignored otherwise.",
+    )
+    seconds = serializers.FloatField(required=False, min_value=0, default=0)
+
+
+def _assignment_for(request: Request, assignment_id: int) -> Assignment:
+    return get_object_or_404(
+        Assignment.objects.select_related("topic__campaign", "assessor"),
+        pk=assignment_id,
+        assessor=request.user,
+    )
+
+
+class AssignmentListView(ListAPIView):
+    """The requesting assessor's assignments with their progress."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = AssignmentSerializer
+
+    def get_queryset(self) -> Any:
+        return Assignment.objects.filter(assessor=self.request.user).select_related(
+            "topic__campaign"
+        )
+
+
+class NextDocumentView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={
+            200: NextDocumentSerializer,
+            204: OpenApiResponse(description="Every document is judged."),
+        }
+    )
+    def get(self, request: Request, assignment_id: int) -> Response:
+        """The first document of the assignment not yet judged."""
+        assignment = _assignment_for(request, assignment_id)
+        entry = assignment.next_unjudged()
+        if entry is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        judged, total = assignment.progress()
+        document = Document.objects.filter(
+            campaign=assignment.topic.campaign, docno=entry.docno
+        ).first()
+        return Response(
+            {
+                "position": entry.position,
+                "total": total,
+                "judged": judged,
+                "docno": entry.docno,
+                "title": document.title if document else "",
+                "text": document.text if document else "",
+                "url": document.url if document else "",
+            }
+        )
+
+
+class AssignmentJudgmentsView(ListAPIView):
+    """The assessor's own judgments on this assignment's topic."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = JudgmentSerializer
+
+    def get_queryset(self) -> Any:
+        assignment = _assignment_for(self.request, self.kwargs["assignment_id"])
+        return Judgment.objects.filter(
+            assessor=assignment.assessor,
+            topic=assignment.topic,
+            docno__in=assignment.queue().values("docno"),
+        ).select_related("topic")
+
+
+class JudgmentView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=JudgmentInputSerializer,
+        responses={200: JudgmentSerializer, 400: OpenApiResponse(description="Labels rejected.")},
+    )
+    def put(self, request: Request, assignment_id: int, docno: str) -> Response:
+        """Set the labels of one document. Repeating the request changes nothing."""
+        assignment = _assignment_for(request, assignment_id)
+        payload = JudgmentInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        try:
+            judgment = services.judgment_submit(
+                assignment=assignment,
+                docno=docno,
+                relevance=data["relevance"],
+                aspects=data.get("aspects") or {},
+                seconds=data["seconds"],
+            )
+        except services.JudgmentError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
+        except LabelError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(JudgmentSerializer(judgment).data)
+
+
+class PoolJudgmentsView(ListAPIView):
+    """Every judgment on a pool's documents (organisers), with optional filters."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    serializer_class = PoolJudgmentSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("topic", str, description="topic id"),
+            OpenApiParameter("assessor", str, description="username"),
+            OpenApiParameter("relevance", int),
+        ]
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> Any:
+        pool = get_object_or_404(Pool, pk=self.kwargs["pool_id"])
+        in_pool = PoolEntry.objects.filter(
+            pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno")
+        )
+        judgments = Judgment.objects.filter(Exists(in_pool)).select_related("topic", "assessor")
+        params = self.request.query_params
+        if params.get("topic"):
+            judgments = judgments.filter(topic__topic_id=params["topic"])
+        if params.get("assessor"):
+            judgments = judgments.filter(assessor__username=params["assessor"])
+        if params.get("relevance") not in (None, ""):
+            judgments = judgments.filter(relevance=params["relevance"])
+        return judgments.order_by("topic__position", "docno", "assessor__username")

@@ -1,0 +1,25 @@
+from django.urls import path
+
+from judging import api
+
+urlpatterns = [
+    path("assignments/", api.AssignmentListView.as_view(), name="api-assignments"),
+    path(
+        "assignments/<int:assignment_id>/next/",
+        api.NextDocumentView.as_view(),
+        name="api-assignment-next",
+    ),
+    path(
+        "assignments/<int:assignment_id>/judgments/",
+        api.AssignmentJudgmentsView.as_view(),
+        name="api-assignment-judgments",
+    ),
+    path(
+        "assignments/<int:assignment_id>/judgments/<str:docno>/",
+        api.JudgmentView.as_view(),
+        name="api-judgment",
+    ),
+    path(
+        "pools/<int:pool_id>/judgments/", api.PoolJudgmentsView.as_view(), name="api-pool-judgments"
+    ),
+]

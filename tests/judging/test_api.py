@@ -1,0 +1,186 @@
+"""The judging API: assessors' endpoints and the organisers' pool listing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from judging import services
+from judging.models import Assignment, Judgment, JudgmentEvent
+from pooling.models import PoolEntry
+from tests.helpers import make_campaign, make_documents, make_pool
+
+pytestmark = pytest.mark.django_db
+RELEVANT = {"relevance": 2, "aspects": {"effectiveness": 3, "credibility": 1}, "seconds": 4.5}
+
+
+def api_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def assignment(assessor) -> Assignment:
+    campaign = make_campaign()
+    make_documents(campaign, ["d1", "d2", "d9"])
+    pool = make_pool(campaign, {"301": ["d1", "d2"], "302": ["d9"]})
+    PoolEntry.objects.update(best_rank=777, n_runs=55, inclusion_probability=0.123456)
+    return services.assignments_create(
+        pool=pool, topics=campaign.topics.filter(topic_id="301"), assessors=[assessor]
+    )[0]
+
+
+def test_assessor_lists_own_assignments(assessor, assignment):
+    [row] = api_for(assessor).get("/api/assignments/").json()
+    assert row == {
+        "id": assignment.pk,
+        "campaign": "trec-x",
+        "topic": {
+            "topic_id": "301",
+            "title": "Topic 301 title",
+            "description": "What about 301?",
+            "narrative": "",
+        },
+        "judged": 0,
+        "total": 2,
+    }
+
+
+def test_next_document_then_judge_it_idempotently(assessor, assignment):
+    api = api_for(assessor)
+    url = f"/api/assignments/{assignment.pk}/"
+    nxt = api.get(url + "next/").json()
+    assert nxt == {
+        "position": 1,
+        "total": 2,
+        "judged": 0,
+        "docno": "d1",
+        "title": "Title of d1",
+        "text": "Text of d1.",
+        "url": "",
+    }
+    for _ in range(3):
+        response = api.put(url + "judgments/d1/", RELEVANT, format="json")
+        assert response.status_code == 200
+    assert response.json()["aspects"] == {"effectiveness": 3, "credibility": 1}
+    assert Judgment.objects.count() == 1
+    assert JudgmentEvent.objects.count() == 1
+    assert Judgment.objects.get().seconds == 13.5
+    assert api.get(url + "next/").json()["docno"] == "d2"
+    api.put(url + "judgments/d2/", {"relevance": 0}, format="json")
+    assert api.get(url + "next/").status_code == 204
+    listed = api.get(url + "judgments/").json()
+    assert sorted((j["docno"], j["relevance"]) for j in listed) == [("d1", 2), ("d2", 0)]
+
+
+def test_rejected_labels_are_400_and_change_nothing(assessor, assignment):
+    api = api_for(assessor)
+    api.put(f"/api/assignments/{assignment.pk}/judgments/d1/", RELEVANT, format="json")
+    response = api.put(
+        f"/api/assignments/{assignment.pk}/judgments/d1/",
+        {"relevance": 1, "aspects": {"effectiveness": 1}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {"detail": "Credibility is required when Relevance is 1"}
+    assert Judgment.objects.get().relevance == 2
+
+
+def test_document_outside_the_assignment_is_404(assessor, assignment):
+    response = api_for(assessor).put(
+        f"/api/assignments/{assignment.pk}/judgments/d9/", RELEVANT, format="json"
+    )
+    assert response.status_code == 404
+    assert not Judgment.objects.exists()
+
+
+def test_other_assessors_get_404_on_an_assignment(assessor2, assignment):
+    api = api_for(assessor2)
+    assert api.get(f"/api/assignments/{assignment.pk}/next/").status_code == 404
+    assert (
+        api.put(
+            f"/api/assignments/{assignment.pk}/judgments/d1/", RELEVANT, format="json"
+        ).status_code
+        == 404
+    )
+    assert api.get("/api/assignments/").json() == []
+
+
+def test_assessor_responses_carry_nothing_that_could_bias(assessor, assignment, assessor2):
+    other = services.assignments_create(
+        pool=assignment.pool,
+        topics=assignment.pool.campaign.topics.filter(topic_id="302"),
+        assessors=[assessor2],
+    )[0]
+    services.judgment_submit(
+        assignment=other, docno="d9", relevance=1, aspects={"effectiveness": 1, "credibility": 1}
+    )
+    api = api_for(assessor)
+    api.put(f"/api/assignments/{assignment.pk}/judgments/d1/", RELEVANT, format="json")
+    bodies = [
+        api.get("/api/assignments/").content,
+        api.get(f"/api/assignments/{assignment.pk}/next/").content,
+        api.get(f"/api/assignments/{assignment.pk}/judgments/").content,
+    ]
+    for body in (b.decode() for b in bodies):
+        for secret in (
+            "777",
+            "55",
+            "0.123",
+            "d9",
+            "bob",
+            "stratum",
+            "inclusion",
+            "rank",
+            "score",
+            "run",
+        ):
+            assert secret not in body, secret
+
+
+def test_organisers_list_a_pools_judgments_with_filters(organiser, assessor, assignment):
+    services.judgment_submit(
+        assignment=assignment,
+        docno="d1",
+        relevance=2,
+        aspects={"effectiveness": 3, "credibility": 1},
+    )
+    services.judgment_submit(assignment=assignment, docno="d2", relevance=0, aspects={})
+    api = api_for(organiser)
+    url = f"/api/pools/{assignment.pool.pk}/judgments/"
+    assert [(j["assessor"], j["docno"]) for j in api.get(url).json()] == [
+        ("alice", "d1"),
+        ("alice", "d2"),
+    ]
+    assert [j["docno"] for j in api.get(url, {"relevance": 0}).json()] == ["d2"]
+    assert api.get(url, {"topic": "302"}).json() == []
+    assert api.get(url, {"assessor": "bob"}).json() == []
+
+
+def test_pool_judgments_leave_out_documents_outside_the_pool(organiser, assessor, assignment):
+    from pooling.models import Topic
+
+    services.judgment_record(
+        assessor=assessor,
+        topic=Topic.objects.get(topic_id="301"),
+        docno="elsewhere",
+        relevance=0,
+        aspects={},
+    )
+    assert api_for(organiser).get(f"/api/pools/{assignment.pool.pk}/judgments/").json() == []
+
+
+def test_assessors_cannot_list_pool_judgments(assessor, assignment):
+    assert api_for(assessor).get(f"/api/pools/{assignment.pool.pk}/judgments/").status_code == 403
+
+
+def test_judgment_endpoints_are_in_the_schema(organiser_client):
+    schema = json.loads(
+        organiser_client.get("/api/schema/", headers={"Accept": "application/json"}).content
+    )
+    assert "/api/assignments/{assignment_id}/judgments/{docno}/" in schema["paths"]
+    assert "/api/pools/{pool_id}/judgments/" in schema["paths"]

@@ -1,0 +1,283 @@
+"""The judging screen and the organiser's assignment pages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from judging import services
+from judging.models import Assignment, Judgment, JudgmentEvent
+from pooling.models import PoolEntry
+from tests.helpers import make_campaign, make_documents, make_pool
+
+pytestmark = pytest.mark.django_db
+
+RELEVANT = {"relevance": "2", "effectiveness": "3", "credibility": "1"}
+
+
+@pytest.fixture
+def assignment(assessor) -> Assignment:
+    campaign = make_campaign(guidelines="Read the whole document.")
+    make_documents(campaign, ["d1", "d2", "d3", "d9"])
+    pool = make_pool(campaign, {"301": ["d1", "d2", "d3"], "302": ["d9"]})
+    # Give the pool entries the kind of data an assessor must never see.
+    PoolEntry.objects.update(best_rank=777, n_runs=55, inclusion_probability=0.123456)
+    return services.assignments_create(
+        pool=pool, topics=campaign.topics.filter(topic_id="301"), assessors=[assessor]
+    )[0]
+
+
+def judge_url(assignment: Assignment, position: int) -> str:
+    return reverse("judging:judge", args=[assignment.pk, position])
+
+
+def test_home_lists_assignments_with_progress(assessor_client, assignment):
+    services.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    page = assessor_client.get(reverse("judging:assessor_home")).content.decode()
+    assert "Topic 301: Topic 301 title" in page
+    assert "1 / 3 judged" in page
+    assert reverse("judging:judge_next", args=[assignment.pk]) in page
+    assert "302" not in page
+
+
+def test_continue_jumps_to_the_first_unjudged_document(assessor_client, assignment):
+    services.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    response = assessor_client.get(reverse("judging:judge_next", args=[assignment.pk]))
+    assert response.url == judge_url(assignment, 2)
+
+
+def test_judging_page_shows_topic_document_guidelines_and_position(assessor_client, assignment):
+    page = assessor_client.get(judge_url(assignment, 2)).content.decode()
+    assert "Document <strong>2</strong> of 3" in page
+    assert "What about 301?" in page
+    assert "Read the whole document." in page
+    assert "Text of d2." in page
+    assert "Highly relevant (2)" in page
+    assert 'data-key="e"' in page
+
+
+def test_query_terms_are_highlighted(assessor_client, assignment):
+    assignment.topic.title = "text"
+    assignment.topic.save()
+    page = assessor_client.get(judge_url(assignment, 1)).content.decode()
+    assert "<mark>Text</mark> of d1." in page
+
+
+def test_pages_never_show_ranks_runs_scores_strata_or_others_labels(
+    assessor_client, assignment, assessor2
+):
+    other = services.assignments_create(
+        pool=assignment.pool,
+        topics=assignment.pool.campaign.topics.filter(topic_id="302"),
+        assessors=[assessor2],
+    )[0]
+    services.judgment_submit(
+        assignment=other, docno="d9", relevance=2, aspects={"effectiveness": 3, "credibility": 1}
+    )
+    pages = [
+        assessor_client.get(reverse("judging:assessor_home")),
+        assessor_client.get(judge_url(assignment, 1)),
+        assessor_client.get(reverse("judging:judged_list", args=[assignment.pk])),
+    ]
+    for page in (p.content.decode() for p in pages):
+        for secret in (
+            "777",
+            "55",
+            "0.123",
+            "d9",
+            "bob",
+            "stratum",
+            "inclusion",
+            "best_rank",
+            "n_runs",
+            "score",
+        ):
+            assert secret not in page, secret
+
+
+def test_another_assessors_assignment_is_404(client, assignment, assessor2):
+    client.force_login(assessor2)
+    for url in (
+        judge_url(assignment, 1),
+        reverse("judging:judge_next", args=[assignment.pk]),
+        reverse("judging:judged_list", args=[assignment.pk]),
+    ):
+        assert client.get(url).status_code == 404
+    response = client.post(judge_url(assignment, 1), RELEVANT)
+    assert response.status_code == 404
+    assert client.post(reverse("judging:judge_undo", args=[assignment.pk])).status_code == 404
+    assert not Judgment.objects.exists()
+
+
+def test_post_saves_and_redirects_to_the_next_unjudged(assessor_client, assignment):
+    response = assessor_client.post(judge_url(assignment, 1), {**RELEVANT, "seconds": "7.5"})
+    assert response.url == judge_url(assignment, 2)
+    judgment = Judgment.objects.get()
+    assert (judgment.docno, judgment.relevance, judgment.aspects, judgment.seconds) == (
+        "d1",
+        2,
+        {"effectiveness": 3, "credibility": 1},
+        7.5,
+    )
+
+
+def test_htmx_post_returns_the_next_document_panel_and_pushes_its_url(assessor_client, assignment):
+    response = assessor_client.post(
+        judge_url(assignment, 1), {"relevance": "0"}, headers={"HX-Request": "true"}
+    )
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert response.headers["HX-Push-Url"] == judge_url(assignment, 2)
+    assert page.lstrip().startswith('<div id="judge" class="judge">')
+    assert "Text of d2." in page
+    assert "<html" not in page
+
+
+def test_missing_aspect_is_rejected_with_a_message_and_nothing_stored(assessor_client, assignment):
+    response = assessor_client.post(
+        judge_url(assignment, 1), {"relevance": "1", "effectiveness": "2"}
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Credibility is required when Relevance is 1" in page
+    # The posted choices stay selected for the assessor to complete.
+    assert re.search(r'name="effectiveness" value="2" data-key="c" checked', page)
+    assert not Judgment.objects.exists()
+    assert not JudgmentEvent.objects.exists()
+
+
+def test_value_outside_the_schema_is_rejected(assessor_client, assignment):
+    response = assessor_client.post(judge_url(assignment, 1), {"relevance": "7"})
+    assert response.status_code == 400
+    assert (
+        "Relevance must be one of 0 (Not relevant), 1 (Relevant), 2 (Highly relevant); got 7"
+        in response.content.decode()
+    )
+    assert not Judgment.objects.exists()
+
+
+def test_double_submit_keeps_one_judgment(assessor_client, assignment):
+    for _ in range(2):
+        assessor_client.post(judge_url(assignment, 1), RELEVANT)
+    assert Judgment.objects.count() == 1
+    assert JudgmentEvent.objects.count() == 1
+
+
+def test_reopening_a_judged_document_preselects_its_labels(assessor_client, assignment):
+    assessor_client.post(judge_url(assignment, 1), RELEVANT)
+    page = assessor_client.get(judge_url(assignment, 1)).content.decode()
+    assert "You judged this document before" in page
+    assert re.search(r'name="relevance" value="2" data-key="2" checked', page)
+    assert re.search(r'name="credibility" value="1" data-key="k" checked', page)
+
+
+def test_undo_shows_the_undone_document_again(assessor_client, assignment):
+    assessor_client.post(judge_url(assignment, 1), RELEVANT)
+    assessor_client.post(judge_url(assignment, 2), {"relevance": "0"})
+    response = assessor_client.post(
+        reverse("judging:judge_undo", args=[assignment.pk]), headers={"HX-Request": "true"}
+    )
+    assert response.headers["HX-Push-Url"] == judge_url(assignment, 2)
+    assert "Undone: d2." in response.content.decode()
+    assert list(Judgment.objects.values_list("docno", flat=True)) == ["d1"]
+
+
+def test_undo_with_nothing_to_undo_says_so(assessor_client, assignment):
+    response = assessor_client.post(
+        reverse("judging:judge_undo", args=[assignment.pk]), follow=True
+    )
+    assert "Nothing to undo." in response.content.decode()
+
+
+def test_judged_list_links_to_reopen_each_document(assessor_client, assignment):
+    assessor_client.post(judge_url(assignment, 3), RELEVANT)
+    page = assessor_client.get(
+        reverse("judging:judged_list", args=[assignment.pk])
+    ).content.decode()
+    assert "Relevance: Highly relevant · Effectiveness: Effective · Credibility: Credible" in page
+    assert judge_url(assignment, 3) in page
+
+
+def test_done_page_when_everything_is_judged(assessor_client, assignment):
+    for position in (1, 2, 3):
+        assessor_client.post(judge_url(assignment, position), {"relevance": "0"})
+    response = assessor_client.get(reverse("judging:judge_next", args=[assignment.pk]))
+    assert "All 3 documents of this topic are judged." in response.content.decode()
+
+
+def test_position_outside_the_queue_goes_to_continue(assessor_client, assignment):
+    response = assessor_client.get(judge_url(assignment, 99))
+    assert response.url == reverse("judging:judge_next", args=[assignment.pk])
+
+
+def test_document_without_text_says_so(assessor_client, assignment):
+    assignment.pool.campaign.documents.filter(docno="d1").delete()
+    page = assessor_client.get(judge_url(assignment, 1)).content.decode()
+    assert "has not been loaded" in page
+
+
+# --------------------------------------------------------------------------
+# Organisers
+
+
+def test_organiser_assigns_topics_from_the_page(organiser_client, assessor, assessor2):
+    campaign = make_campaign(topics=("1", "2"))
+    pool = make_pool(campaign, {"1": ["a", "b"], "2": ["c"]})
+    url = reverse("judging:pool_assignments", args=[pool.pk])
+    topics = [t.pk for t in campaign.topics.all()]
+    response = organiser_client.post(
+        url, {"topics": topics, "assessors": [assessor.pk, assessor2.pk]}, follow=True
+    )
+    page = response.content.decode()
+    assert "2 assignment(s) in place." in page
+    assert sorted(Assignment.objects.values_list("topic__topic_id", "assessor__username")) == [
+        ("1", "alice"),
+        ("2", "bob"),
+    ]
+    assert "0 / 2" in page
+    assert "0 / 1" in page
+
+
+def test_assignment_clash_is_reported(organiser_client, assessor, assessor2):
+    campaign = make_campaign(topics=("1",))
+    pool = make_pool(campaign, {"1": ["a"]})
+    services.assignments_create(pool=pool, topics=campaign.topics.all(), assessors=[assessor])
+    response = organiser_client.post(
+        reverse("judging:pool_assignments", args=[pool.pk]),
+        {"topics": [campaign.topics.get().pk], "assessors": [assessor2.pk]},
+        follow=True,
+    )
+    assert "topic 1 already has primary assessor alice" in response.content.decode()
+
+
+def test_document_history_shows_every_change(organiser_client, assignment):
+    services.judgment_submit(
+        assignment=assignment,
+        docno="d1",
+        relevance=1,
+        aspects={"effectiveness": 1, "credibility": 0},
+    )
+    services.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    page = organiser_client.get(
+        reverse("judging:document_history", args=[assignment.topic.pk, "d1"])
+    ).content.decode()
+    assert page.count("<td>alice</td>") == 3
+    assert "Judged" in page
+    assert "Revised" in page
+
+
+def test_assessors_cannot_open_organiser_judging_pages(assessor_client, assignment):
+    assert (
+        assessor_client.get(
+            reverse("judging:pool_assignments", args=[assignment.pool.pk])
+        ).status_code
+        == 403
+    )
+    assert (
+        assessor_client.get(
+            reverse("judging:document_history", args=[assignment.topic.pk, "d1"])
+        ).status_code
+        == 403
+    )
