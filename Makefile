@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1:8000
 PYTEST_ARGS ?=
 
-.PHONY: run test test-browser lint format bench clean
+.PHONY: run test test-browser browser-deps lint format bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python >= 3.12 not found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
@@ -27,11 +27,19 @@ run: $(STAMP)
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py runserver $(HOST)
 
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-browser: $(STAMP)
+test-browser: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+
+# The browser tests drive Debian's Chromium (Playwright's own download is not used).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "Installing Debian's chromium for the browser tests"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; }
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check .

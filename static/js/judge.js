@@ -2,7 +2,6 @@
 // plain form with every question shown and a "Save and next" button.
 (function () {
   "use strict";
-  document.documentElement.classList.add("js");
 
   // Active time on the current document: the clock stops while the tab is hidden.
   let activeMs = 0;
@@ -55,7 +54,7 @@
 
   function submitWhenComplete(form) {
     if (!complete(form)) return;
-    form.querySelector('input[name="seconds"]').value = activeSeconds().toFixed(1);
+    form.querySelector('input[name="seconds"]').value = activeSeconds().toFixed(3);
     form.requestSubmit();
   }
 
@@ -116,6 +115,9 @@
     if (form) syncAspects(form);
     startClock();
     window.scrollTo(0, 0);
+    // Marks this panel as wired up (htmx has processed it), for tests.
+    const panel = document.getElementById("judge");
+    if (panel) panel.dataset.ready = "true";
   }
   document.addEventListener("DOMContentLoaded", onDocumentShown);
   document.addEventListener("htmx:load", (event) => {

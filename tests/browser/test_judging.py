@@ -1,0 +1,117 @@
+"""An assessor judges with the keyboard in a real browser; the database agrees."""
+
+from __future__ import annotations
+
+import pytest
+
+from judging import services
+from judging.models import Judgment, JudgmentEvent
+from tests.helpers import PASSWORD, make_campaign, make_documents, make_pool, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+DOCS = [f"d{i:02d}" for i in range(1, 9)]
+
+
+@pytest.fixture
+def assignment():
+    assessor = make_user("alice")
+    campaign = make_campaign(topics=("301",))
+    make_documents(campaign, DOCS)
+    pool = make_pool(campaign, {"301": DOCS})
+    return services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    )[0]
+
+
+def log_in(page, base_url: str) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{base_url}/judge/")
+
+
+def press(page, *keys: str, then: str) -> None:
+    """Press keys, then wait until the page shows `then`."""
+    for key in keys:
+        page.keyboard.press(key)
+    page.get_by_text(then).first.wait_for()
+    wait_until_ready(page)
+
+
+def wait_until_ready(page) -> None:
+    """Wait until the judging script has taken over the panel now shown."""
+    page.locator("#judge[data-ready]").wait_for(state="attached")
+
+
+def test_keyboard_judging_undo_revise_and_reload(page, live_server, assignment):
+    base = live_server.url
+    log_in(page, base)
+    page.get_by_role("link", name="Continue").click()
+    page.get_by_text("Document 1 of 8").wait_for()
+    wait_until_ready(page)
+    # The aspect questions appear only once the document is relevant.
+    assert not page.locator('fieldset[data-question="effectiveness"]').is_visible()
+    page.keyboard.press("2")
+    assert page.locator('fieldset[data-question="effectiveness"]').is_visible()
+    press(page, "e", "k", then="Document 2 of 8")
+    press(page, "0", then="Document 3 of 8")
+    press(page, "1", "i", "x", then="Document 4 of 8")
+    press(page, "0", then="Document 5 of 8")
+    press(page, "2", "c", "k", then="Document 6 of 8")
+    assert "5 judged" in page.locator(".judge-progress").inner_text()
+
+    press(page, "u", then="Undone: d05.")
+    assert "Document 5 of 8" in page.locator(".judge-progress").inner_text()
+    assert "4 judged" in page.locator(".judge-progress").inner_text()
+
+    page.keyboard.press("?")
+    assert page.locator("#keymap").is_visible()
+    page.keyboard.press("Escape")
+    assert not page.locator("#keymap").is_visible()
+
+    page.get_by_role("link", name="Judged documents").click()
+    page.locator("tr", has_text="d02").get_by_role("link", name="Reopen").click()
+    page.get_by_text("You judged this document before").wait_for()
+    wait_until_ready(page)
+    press(page, "1", "n", "x", then="Document 5 of 8")
+
+    page.reload()
+    assert "4 judged" in page.locator(".judge-progress").inner_text()
+    assert "Document 5 of 8" in page.locator(".judge-progress").inner_text()
+
+    stored = {
+        j.docno: (j.relevance, j.aspects["effectiveness"], j.aspects["credibility"])
+        for j in Judgment.objects.all()
+    }
+    assert stored == {"d01": (2, 3, 1), "d02": (1, 0, 0), "d03": (1, 1, 0), "d04": (0, -1, -1)}
+    assert all(j.seconds > 0 for j in Judgment.objects.all())
+    log = list(JudgmentEvent.objects.order_by("id").values_list("docno", "action"))
+    assert log == [
+        ("d01", "create"),
+        ("d02", "create"),
+        ("d03", "create"),
+        ("d04", "create"),
+        ("d05", "create"),
+        ("d05", "undo"),
+        ("d02", "update"),
+    ]
+
+
+def test_without_javascript_the_form_still_judges(browser, live_server, assignment):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/judge/a/{assignment.pk}/")
+    page.get_by_text("Highly relevant (2)").click()
+    page.get_by_text("Effective (e)").click()
+    page.get_by_text("Credible (k)").click()
+    page.get_by_role("button", name="Save and next").click()
+    page.get_by_text("Document 2 of 8").wait_for()
+    context.close()
+    judgment = Judgment.objects.get()
+    assert (judgment.docno, judgment.relevance, judgment.aspects) == (
+        "d01",
+        2,
+        {"effectiveness": 3, "credibility": 1},
+    )
