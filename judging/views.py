@@ -73,15 +73,17 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
     schema = assignment.topic.campaign.schema
     aspects = {a.id: request.POST.get(a.id) for a in schema.aspects if a.id in request.POST}
     try:
-        services.judgment_submit(
-            assignment=assignment,
+        # The entry came from this assignment's queue: no need to check it again.
+        services.judgment_record(
+            assessor=assignment.assessor,
+            topic=assignment.topic,
             docno=entry.docno,
             relevance=request.POST.get("relevance"),
             aspects=aspects,
             seconds=_seconds(request.POST.get("seconds")),
             schema=schema,
         )
-    except (LabelError, services.JudgmentError) as error:
+    except LabelError as error:
         context = _panel_context(assignment, entry, error=str(error), posted=request.POST)
         template = PANEL if request.htmx else "judging/judge.html"
         return render(request, template, context, status=400)

@@ -42,5 +42,7 @@ class IsOrganiser(BasePermission):
         return is_organiser(request.user)
 
 
-def roles_context(request: HttpRequest) -> dict[str, bool]:
-    return {"is_organiser": is_organiser(request.user)}
+def roles_context(request: HttpRequest) -> dict[str, Callable[[], bool]]:
+    # A callable: templates call it only where they ask, so partial pages
+    # (the judging panel swapped in by htmx) spend no query on it.
+    return {"is_organiser": lambda: is_organiser(request.user)}
