@@ -171,3 +171,52 @@ class JudgmentEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.assessor} {self.action} {self.docno}"
+
+
+def _default_label_policy() -> dict[str, Any]:
+    from judging.labels import DEFAULT_POLICY
+
+    return DEFAULT_POLICY.to_dict()
+
+
+class PoolPolicy(models.Model):
+    """How a pool's judgments become final labels, and the overlap it was given."""
+
+    ANY = "any"
+    RELEVANCE_LINE = "relevance_line"
+    DISAGREEMENT_MODES = [
+        (ANY, "Any difference in any label"),
+        (RELEVANCE_LINE, "Only across the relevant / not relevant line"),
+    ]
+
+    pool = models.OneToOneField(Pool, on_delete=models.CASCADE, related_name="policy")
+    label_policy = models.JSONField(default=_default_label_policy)
+    disagreement_mode = models.CharField(
+        max_length=20, choices=DISAGREEMENT_MODES, default=RELEVANCE_LINE
+    )
+    overlap_spec = models.JSONField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"policy of {self.pool}"
+
+
+class Adjudication(models.Model):
+    """The final label of a (topic, docno) that assessors disagree on."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="adjudications")
+    docno = models.CharField(max_length=200)
+    relevance = models.SmallIntegerField()
+    aspects = models.JSONField(default=dict)
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "docno"], name="unique_adjudication"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.topic_id} {self.docno} = {self.relevance}"

@@ -13,9 +13,18 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from judging.models import Assignment, Judgment, JudgmentEvent
+from judging import frames
+from judging.models import (
+    Adjudication,
+    Assignment,
+    Judgment,
+    JudgmentEvent,
+    OverlapItem,
+    PoolPolicy,
+)
+from judging.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from pooling.label_schema import LabelSchema
-from pooling.models import Pool, Topic
+from pooling.models import Pool, PoolEntry, Topic
 
 # One visit longer than this is a forgotten tab, not work.
 MAX_SECONDS_PER_VISIT = 30 * 60
@@ -239,3 +248,89 @@ def _log(
         new=new,
         seconds=seconds,
     )
+
+
+# --------------------------------------------------------------------------
+# Overlap, policy and adjudication
+
+
+def pool_policy(pool: Pool) -> PoolPolicy:
+    return PoolPolicy.objects.get_or_create(pool=pool)[0]
+
+
+def overlap_plan(*, pool: Pool, spec: OverlapSpec, assessors: Iterable[User]) -> OverlapPlan:
+    """The overlap the spec asks for, planned but not assigned (a preview of its cost)."""
+    return plan_overlap(
+        frames.pool_entries_frame(pool),
+        primaries=frames.primary_assessors(pool),
+        assessors=[a.username for a in assessors],
+        spec=spec,
+    )
+
+
+def overlap_assign(*, pool: Pool, spec: OverlapSpec, assessors: Iterable[User]) -> OverlapPlan:
+    """Plan the overlap and store it in one transaction: an overlap assignment per
+    (assessor, topic), its items in the pool's order after any it already had."""
+    assessors = list(assessors)
+    plan = overlap_plan(pool=pool, spec=spec, assessors=assessors)
+    users = {a.username: a for a in assessors}
+    topics = {t.topic_id: t for t in pool.campaign.topics.all()}
+    with transaction.atomic():
+        entries = {
+            (e.topic.topic_id, e.docno): e
+            for e in PoolEntry.objects.filter(pool=pool, sampled=True).select_related("topic")
+        }
+        for (username, topic_id), rows in plan.assignments.groupby(["assessor", "query_id"]):
+            assignment, _ = Assignment.objects.get_or_create(
+                pool=pool,
+                topic=topics[topic_id],
+                assessor=users[username],
+                defaults={"kind": Assignment.OVERLAP},
+            )
+            if assignment.kind != Assignment.OVERLAP:
+                raise AssignmentError(
+                    f"{username} is already primary on topic {topic_id}; cannot add overlap items"
+                )
+            have = set(assignment.items.values_list("entry_id", flat=True))
+            start = assignment.items.count()
+            new = [
+                entries[(topic_id, doc_id)]
+                for doc_id in rows.sort_values("position").doc_id
+                if entries[(topic_id, doc_id)].pk not in have
+            ]
+            OverlapItem.objects.bulk_create(
+                OverlapItem(assignment=assignment, entry=entry, position=start + i + 1)
+                for i, entry in enumerate(new)
+            )
+        policy = pool_policy(pool)
+        policy.overlap_spec = spec.to_dict()
+        policy.save(update_fields=["overlap_spec"])
+    return plan
+
+
+def adjudication_record(
+    *,
+    topic: Topic,
+    docno: str,
+    relevance: Any,
+    aspects: dict[str, Any],
+    reason: str,
+    decided_by: User,
+) -> Adjudication:
+    """Set the final label of a (topic, docno); checked against the campaign's schema."""
+    rel, cleaned = topic.campaign.schema.clean(relevance, aspects)
+    adjudication, _ = Adjudication.objects.update_or_create(
+        topic=topic,
+        docno=docno,
+        defaults={
+            "relevance": rel,
+            "aspects": cleaned,
+            "reason": reason.strip(),
+            "decided_by": decided_by,
+        },
+    )
+    return adjudication
+
+
+def adjudication_delete(*, topic: Topic, docno: str) -> None:
+    Adjudication.objects.filter(topic=topic, docno=docno).delete()

@@ -1,0 +1,171 @@
+"""Frames read from the ORM, overlap assignment, and adjudications."""
+
+from __future__ import annotations
+
+import pytest
+
+from judging import frames, services
+from judging.models import Adjudication, Assignment, OverlapItem
+from judging.overlap import OverlapPlanError, OverlapSpec
+from pooling.label_schema import LabelError
+from tests.helpers import make_campaign, make_pool, make_user
+
+pytestmark = pytest.mark.django_db
+RELEVANT = {"effectiveness": 3, "credibility": 1}
+
+
+@pytest.fixture
+def setup():
+    users = [make_user(name) for name in ("ann", "ben", "cat", "dan")]
+    campaign = make_campaign(topics=("1", "2"))
+    pool = make_pool(
+        campaign, {"1": [f"a{i}" for i in range(10)], "2": [f"b{i}" for i in range(10)]}
+    )
+    topics = list(campaign.topics.all())
+    services.assignments_create(pool=pool, topics=topics[:1], assessors=[users[0]])
+    services.assignments_create(pool=pool, topics=topics[1:], assessors=[users[1]])
+    return pool, users
+
+
+def test_judgments_frame_spreads_aspects_and_marks_primaries(setup):
+    pool, users = setup
+    primary = Assignment.objects.get(assessor=users[0])
+    services.judgment_submit(assignment=primary, docno="a1", relevance=2, aspects=RELEVANT)
+    services.judgment_record(
+        assessor=users[2], topic=primary.topic, docno="a1", relevance=0, aspects={}
+    )
+    services.judgment_record(
+        assessor=users[2], topic=primary.topic, docno="not-pooled", relevance=1, aspects=RELEVANT
+    )
+    frame = frames.judgments_frame(pool)
+    assert frame.to_dict(orient="records") == [
+        {
+            "assessor": "ann",
+            "query_id": "1",
+            "doc_id": "a1",
+            "relevance": 2,
+            "is_primary": True,
+            "effectiveness": 3,
+            "credibility": 1,
+        },
+        {
+            "assessor": "cat",
+            "query_id": "1",
+            "doc_id": "a1",
+            "relevance": 0,
+            "is_primary": False,
+            "effectiveness": -1,
+            "credibility": -1,
+        },
+    ]
+
+
+def test_empty_frames_have_their_columns(setup):
+    pool, _ = setup
+    assert list(frames.judgments_frame(pool).columns) == [
+        "assessor",
+        "query_id",
+        "doc_id",
+        "relevance",
+        "is_primary",
+        "effectiveness",
+        "credibility",
+    ]
+    assert frames.adjudications_frame(pool).empty
+    assert frames.primary_assessors(pool) == {"1": "ann", "2": "ben"}
+    assert len(frames.pool_entries_frame(pool)) == 20
+
+
+def test_overlap_gives_each_item_exactly_k_assessors_and_balances_load(setup):
+    pool, users = setup
+    plan = services.overlap_assign(
+        pool=pool, spec=OverlapSpec(k=3, fraction=0.5, seed=7), assessors=users
+    )
+    assert plan.cost.total == 2 * 5 * 2
+    judges: dict[tuple[str, str], set[str]] = {}
+    for assignment in Assignment.objects.select_related("assessor", "topic"):
+        for entry in assignment.queue():
+            judges.setdefault((assignment.topic.topic_id, entry.docno), set()).add(
+                assignment.assessor.username
+            )
+    overlap = {item: who for item, who in judges.items() if len(who) > 1}
+    assert len(overlap) == 10
+    assert all(len(who) == 3 for who in overlap.values())
+    loads = [OverlapItem.objects.filter(assignment__assessor=u).count() for u in users]
+    assert max(loads) - min(loads) <= 1
+    assert sum(loads) == 20
+    assert services.pool_policy(pool).overlap_spec == {
+        "k": 3,
+        "fraction": 0.5,
+        "topics": None,
+        "seed": 7,
+    }
+
+
+def test_overlap_queue_follows_the_pool_order(setup):
+    pool, users = setup
+    services.overlap_assign(
+        pool=pool,
+        spec=OverlapSpec(k=2, fraction=0.3, topics=frozenset({"1"}), seed=1),
+        assessors=users[1:],
+    )
+    for assignment in Assignment.objects.filter(kind=Assignment.OVERLAP):
+        orders = [e.order for e in assignment.queue()]
+        assert orders == sorted(orders)
+        assert [e.position for e in assignment.queue()] == list(range(1, len(orders) + 1))
+
+
+def test_overlap_preview_assigns_nothing(setup):
+    pool, users = setup
+    plan = services.overlap_plan(pool=pool, spec=OverlapSpec(k=2, fraction=1.0), assessors=users)
+    assert plan.cost.total == 20
+    assert not Assignment.objects.filter(kind=Assignment.OVERLAP).exists()
+
+
+def test_overlap_with_too_few_assessors_is_refused(setup):
+    pool, users = setup
+    with pytest.raises(OverlapPlanError):
+        services.overlap_assign(pool=pool, spec=OverlapSpec(k=4), assessors=users[:2])
+    assert not OverlapItem.objects.exists()
+
+
+def test_adjudication_is_checked_against_the_schema_and_updated(setup, organiser):
+    pool, _ = setup
+    topic = pool.campaign.topics.get(topic_id="1")
+    with pytest.raises(LabelError, match="Credibility is required"):
+        services.adjudication_record(
+            topic=topic,
+            docno="a1",
+            relevance=1,
+            aspects={"effectiveness": 1},
+            reason="",
+            decided_by=organiser,
+        )
+    services.adjudication_record(
+        topic=topic,
+        docno="a1",
+        relevance=1,
+        aspects=RELEVANT,
+        reason=" both plausible ",
+        decided_by=organiser,
+    )
+    services.adjudication_record(
+        topic=topic, docno="a1", relevance=0, aspects={}, reason="off topic", decided_by=organiser
+    )
+    adjudication = Adjudication.objects.get()
+    assert (adjudication.relevance, adjudication.aspects, adjudication.reason) == (
+        0,
+        {"effectiveness": -1, "credibility": -1},
+        "off topic",
+    )
+    assert frames.adjudications_frame(pool).to_dict(orient="records") == [
+        {
+            "query_id": "1",
+            "doc_id": "a1",
+            "relevance": 0,
+            "reason": "off topic",
+            "decided_by": "olivia",
+            "effectiveness": -1,
+            "credibility": -1,
+        }
+    ]
