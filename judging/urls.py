@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import views
+from judging import organiser_views, views
 
 app_name = "judging"
 urlpatterns = [
@@ -9,6 +9,26 @@ urlpatterns = [
     path("a/<int:assignment_id>/<int:position>/", views.judge, name="judge"),
     path("a/<int:assignment_id>/undo/", views.judge_undo, name="judge_undo"),
     path("a/<int:assignment_id>/judged/", views.judged_list, name="judged_list"),
-    path("pools/<int:pool_id>/assignments/", views.pool_assignments, name="pool_assignments"),
-    path("history/<int:topic_id>/<str:docno>/", views.document_history, name="document_history"),
+    path(
+        "pools/<int:pool_id>/assignments/",
+        organiser_views.pool_assignments,
+        name="pool_assignments",
+    ),
+    path("pools/<int:pool_id>/overlap/", organiser_views.pool_overlap, name="pool_overlap"),
+    path("pools/<int:pool_id>/agreement/", organiser_views.pool_agreement, name="pool_agreement"),
+    path(
+        "pools/<int:pool_id>/adjudication/",
+        organiser_views.pool_adjudication,
+        name="pool_adjudication",
+    ),
+    path(
+        "pools/<int:pool_id>/adjudicate/<int:topic_id>/<str:docno>/",
+        organiser_views.adjudicate,
+        name="adjudicate",
+    ),
+    path(
+        "history/<int:topic_id>/<str:docno>/",
+        organiser_views.document_history,
+        name="document_history",
+    ),
 ]

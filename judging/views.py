@@ -1,4 +1,4 @@
-"""Assessor pages (the judging screen) and the organiser's assignment pages.
+"""Assessor pages: their topics and the judging screen.
 
 An assessor sees only their own assignments: another assessor's assignment
 is a 404, and no page shows ranks, runs, scores, strata or other labels.
@@ -10,7 +10,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,10 +18,9 @@ from django.views.decorators.http import require_POST
 
 from judging import services
 from judging.highlight import highlight_html, query_terms
-from judging.models import Assignment, Judgment, JudgmentEvent
+from judging.models import Assignment, Judgment
 from pooling.label_schema import LabelError
-from pooling.models import Document, Pool, PoolEntry, Topic
-from workbench.roles import is_organiser, organiser_required
+from pooling.models import Document, PoolEntry
 
 PANEL = "judging/judge.html#judge-panel"
 
@@ -231,66 +229,3 @@ def _label_names(schema: Any, judgment: Judgment) -> list[str]:
         if grade is not None:
             names.append(f"{question.name}: {grade.name}")
     return names
-
-
-# --------------------------------------------------------------------------
-# Organisers
-
-
-@organiser_required
-def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
-    """Progress per topic and assessor, and the form to assign topics."""
-    pool = get_object_or_404(Pool.objects.select_related("campaign"), pk=pool_id)
-    if request.method == "POST":
-        topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics"))
-        assessors = User.objects.filter(pk__in=request.POST.getlist("assessors"), is_active=True)
-        try:
-            created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)
-        except services.AssignmentError as error:
-            messages.error(request, str(error))
-        else:
-            messages.success(request, f"{len(created)} assignment(s) in place.")
-        return redirect("judging:pool_assignments", pool.pk)
-    return render(request, "judging/pool_assignments.html", _assignments_context(pool))
-
-
-def _assignments_context(pool: Pool) -> dict[str, Any]:
-    assignments = list(
-        pool.assignments.select_related("topic", "assessor").order_by(
-            "topic__position", "kind", "assessor__username"
-        )
-    )
-    for assignment in assignments:
-        assignment.judged, assignment.total = assignment.progress()
-        assignment.percent = (
-            round(100 * assignment.judged / assignment.total) if assignment.total else 100
-        )
-    assigned = {a.topic_id for a in assignments if a.kind == Assignment.PRIMARY}
-    assessors = User.objects.filter(is_active=True).order_by("username")
-    per_assessor: dict[str, list[int]] = {}
-    for assignment in assignments:
-        judged_total = per_assessor.setdefault(assignment.assessor.username, [0, 0])
-        judged_total[0] += assignment.judged
-        judged_total[1] += assignment.total
-    return {
-        "pool": pool,
-        "campaign": pool.campaign,
-        "assignments": assignments,
-        "unassigned": [t for t in pool.campaign.topics.all() if t.pk not in assigned],
-        "topics": pool.campaign.topics.all(),
-        "assessors": [a for a in assessors if not is_organiser(a)],
-        "per_assessor": sorted(per_assessor.items()),
-    }
-
-
-@organiser_required
-def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpResponse:
-    """Every change ever made to any judgment of one document for one topic."""
-    topic = get_object_or_404(Topic.objects.select_related("campaign"), pk=topic_id)
-    events = JudgmentEvent.objects.filter(topic=topic, docno=docno).select_related("assessor")
-    judgments = Judgment.objects.filter(topic=topic, docno=docno).select_related("assessor")
-    return render(
-        request,
-        "judging/document_history.html",
-        {"topic": topic, "docno": docno, "events": events, "judgments": judgments},
-    )

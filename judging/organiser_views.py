@@ -1,0 +1,270 @@
+"""Organiser pages of judging: assignments and progress, overlap, agreement,
+adjudication, and a document's judgment history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
+
+from judging import quality, services
+from judging.agreement import confusion_matrix, records, worst_first
+from judging.highlight import highlight_html, query_terms
+from judging.labels import LabelPolicy
+from judging.models import Assignment, Judgment, JudgmentEvent, PoolPolicy
+from judging.overlap import OverlapPlanError, OverlapSpec
+from pooling.label_schema import LabelError
+from pooling.models import Document, Pool, Topic
+from workbench.roles import is_organiser, organiser_required
+
+
+def _get_pool(pool_id: int) -> Pool:
+    return get_object_or_404(Pool.objects.select_related("campaign"), pk=pool_id)
+
+
+def _assessor_accounts() -> list[User]:
+    return [
+        u for u in User.objects.filter(is_active=True).order_by("username") if not is_organiser(u)
+    ]
+
+
+@organiser_required
+def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """Progress per topic and assessor, and the form to assign topics."""
+    pool = _get_pool(pool_id)
+    if request.method == "POST":
+        topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics"))
+        assessors = User.objects.filter(pk__in=request.POST.getlist("assessors"), is_active=True)
+        try:
+            created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)
+        except services.AssignmentError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"{len(created)} assignment(s) in place.")
+        return redirect("judging:pool_assignments", pool.pk)
+    return render(request, "judging/pool_assignments.html", _assignments_context(pool))
+
+
+def _assignments_context(pool: Pool) -> dict[str, Any]:
+    assignments = list(
+        pool.assignments.select_related("topic", "assessor").order_by(
+            "topic__position", "kind", "assessor__username"
+        )
+    )
+    for assignment in assignments:
+        assignment.judged, assignment.total = assignment.progress()
+        assignment.percent = (
+            round(100 * assignment.judged / assignment.total) if assignment.total else 100
+        )
+    assigned = {a.topic_id for a in assignments if a.kind == Assignment.PRIMARY}
+    per_assessor: dict[str, list[int]] = {}
+    for assignment in assignments:
+        judged_total = per_assessor.setdefault(assignment.assessor.username, [0, 0])
+        judged_total[0] += assignment.judged
+        judged_total[1] += assignment.total
+    return {
+        "pool": pool,
+        "campaign": pool.campaign,
+        "assignments": assignments,
+        "unassigned": [t for t in pool.campaign.topics.all() if t.pk not in assigned],
+        "topics": pool.campaign.topics.all(),
+        "assessors": _assessor_accounts(),
+        "per_assessor": sorted(per_assessor.items()),
+    }
+
+
+@organiser_required
+def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpResponse:
+    """Every change ever made to any judgment of one document for one topic."""
+    topic = get_object_or_404(Topic.objects.select_related("campaign"), pk=topic_id)
+    events = JudgmentEvent.objects.filter(topic=topic, docno=docno).select_related("assessor")
+    judgments = Judgment.objects.filter(topic=topic, docno=docno).select_related("assessor")
+    return render(
+        request,
+        "judging/document_history.html",
+        {"topic": topic, "docno": docno, "events": events, "judgments": judgments},
+    )
+
+
+# --------------------------------------------------------------------------
+# Overlap
+
+
+@organiser_required
+def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """Plan overlap judgments: preview their cost, then assign them."""
+    pool = _get_pool(pool_id)
+    assessors = _assessor_accounts()
+    form = request.POST if request.method == "POST" else request.GET
+    context: dict[str, Any] = {
+        "pool": pool,
+        "campaign": pool.campaign,
+        "assessors": assessors,
+        "topics": pool.campaign.topics.all(),
+        "form": form,
+        "current": services.pool_policy(pool).overlap_spec,
+    }
+    if "k" not in form:
+        return render(request, "judging/pool_overlap.html", context)
+    try:
+        spec = OverlapSpec(
+            k=int(form.get("k", 2)),
+            fraction=float(form.get("fraction") or 1.0),
+            topics=frozenset(form.getlist("topics")) or None,
+            seed=int(form.get("seed") or 0),
+        )
+        chosen = [a for a in assessors if str(a.pk) in form.getlist("assessors")] or assessors
+        if request.method == "POST":
+            plan = services.overlap_assign(pool=pool, spec=spec, assessors=chosen)
+            messages.success(request, f"Assigned {plan.cost.total} overlap judgments.")
+            return redirect("judging:pool_assignments", pool.pk)
+        context["plan"] = services.overlap_plan(pool=pool, spec=spec, assessors=chosen)
+    except (ValueError, OverlapPlanError, services.AssignmentError) as error:
+        context["error"] = str(error)
+    return render(request, "judging/pool_overlap.html", context)
+
+
+# --------------------------------------------------------------------------
+# Agreement
+
+
+@organiser_required
+def pool_agreement(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """Agreement per topic and per assessor pair, worst first; a pair's confusion matrix."""
+    pool = _get_pool(pool_id)
+    report = quality.agreement_report(pool)
+    names = [a.name for a in report.aspects]
+    aspect_name = request.GET.get("aspect") if request.GET.get("aspect") in names else names[0]
+    statistic = request.GET.get("statistic", "cohen_kappa")
+    pairs = report.pairs
+    context: dict[str, Any] = {
+        "pool": pool,
+        "campaign": pool.campaign,
+        "aspect_names": names,
+        "aspect": aspect_name,
+        "statistic": statistic,
+        "statistics": ["cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "p_observed"],
+        "n_labels": len(report.labels),
+        "campaign_groups": _rows(report.groups[(report.groups.scope == "campaign")]),
+        "topic_groups": _rows(_worst(report.groups, aspect_name, "alpha_nominal", scope="topic")),
+        "campaign_pairs": _rows(_worst(pairs, aspect_name, statistic, scope="campaign")),
+        "topic_pairs": _rows(_worst(pairs, aspect_name, statistic, scope="topic")),
+        "assessors": _rows(report.assessors),
+        "overlap": _rows(_worst(pairs, "relevance_binary", "voorhees_overlap", scope="campaign")),
+    }
+    a, b = request.GET.get("a"), request.GET.get("b")
+    if a and b:
+        matrix = _confusion(report, aspect_name, a, b, request.GET.get("topic") or None)
+        context["confusion"] = {"a": a, "b": b, "topic": request.GET.get("topic"), "matrix": matrix}
+    return render(request, "judging/pool_agreement.html", context)
+
+
+def _worst(frame: Any, aspect: str, statistic: str, *, scope: str) -> Any:
+    chosen = worst_first(frame, aspect=aspect, statistic=statistic)
+    return chosen[chosen.scope == scope]
+
+
+def _rows(frame: Any) -> list[dict[str, Any]]:
+    return records(frame)
+
+
+def _confusion(report: Any, aspect: str, a: str, b: str, topic: str | None) -> dict[str, Any]:
+    matrix = confusion_matrix(
+        report.labels, aspect=report.aspect(aspect), assessor_a=a, assessor_b=b, query_id=topic
+    )
+    return {
+        "values": list(matrix.columns),
+        "rows": [
+            (index, list(row)) for index, row in zip(matrix.index, matrix.to_numpy(), strict=True)
+        ],
+    }
+
+
+# --------------------------------------------------------------------------
+# Adjudication
+
+
+@organiser_required
+def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """The queue of disagreements, and the stored policy that makes final labels."""
+    pool = _get_pool(pool_id)
+    policy = services.pool_policy(pool)
+    if request.method == "POST":
+        try:
+            steps = [s.strip() for s in request.POST.get("policy", "").split(",") if s.strip()]
+            policy.label_policy = LabelPolicy.from_dict({"steps": steps}).to_dict()
+        except ValueError as error:
+            messages.error(request, f"Policy not changed: {error}")
+        else:
+            mode = request.POST.get("mode")
+            if mode in dict(PoolPolicy.DISAGREEMENT_MODES):
+                policy.disagreement_mode = mode
+            policy.save()
+            messages.success(request, "Policy saved.")
+        return redirect("judging:pool_adjudication", pool.pk)
+    queue = quality.disagreements(pool)
+    topics = dict(pool.campaign.topics.values_list("topic_id", "pk"))
+    items = (
+        [{**row, "topic_pk": topics[row["query_id"]]} for row in _rows(queue)] if len(queue) else []
+    )
+    return render(
+        request,
+        "judging/pool_adjudication.html",
+        {
+            "pool": pool,
+            "campaign": pool.campaign,
+            "policy": policy,
+            "policy_text": ", ".join(policy.label_policy["steps"]),
+            "modes": PoolPolicy.DISAGREEMENT_MODES,
+            "items": items,
+            "adjudicated": quality.adjudicated_count(pool),
+        },
+    )
+
+
+@organiser_required
+def adjudicate(request: HttpRequest, pool_id: int, topic_id: int, docno: str) -> HttpResponse:
+    """One item: the topic, the document and every assessor's label; record the final one."""
+    pool = _get_pool(pool_id)
+    topic = get_object_or_404(Topic, pk=topic_id, campaign=pool.campaign)
+    schema = pool.campaign.schema
+    error = ""
+    if request.method == "POST":
+        aspects = {a.id: request.POST.get(a.id) for a in schema.aspects if a.id in request.POST}
+        try:
+            services.adjudication_record(
+                topic=topic,
+                docno=docno,
+                relevance=request.POST.get("relevance"),
+                aspects=aspects,
+                reason=request.POST.get("reason", ""),
+                decided_by=request.user,
+            )
+        except LabelError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Final label of {docno} recorded.")
+            return redirect("judging:pool_adjudication", pool.pk)
+    document = Document.objects.filter(campaign=pool.campaign, docno=docno).first()
+    terms = query_terms(topic.title)
+    judgments = Judgment.objects.filter(topic=topic, docno=docno).select_related("assessor")
+    return render(
+        request,
+        "judging/adjudicate.html",
+        {
+            "pool": pool,
+            "campaign": pool.campaign,
+            "topic": topic,
+            "docno": docno,
+            "document": document,
+            "text_html": mark_safe(highlight_html(document.text, terms)) if document else "",
+            "judgments": judgments,
+            "adjudication": topic.adjudications.filter(docno=docno).first(),
+            "questions": (schema.relevance, *schema.aspects),
+            "error": error,
+        },
+    )

@@ -1,0 +1,125 @@
+"""Organiser pages for overlap, agreement and adjudication."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from judging import services
+from judging.models import Adjudication, Assignment, OverlapItem
+from tests.helpers import make_campaign, make_documents, make_pool, make_user
+
+pytestmark = pytest.mark.django_db
+RELEVANT = {"effectiveness": 3, "credibility": 1}
+
+
+@pytest.fixture
+def pool():
+    ann, ben, _cat = (make_user(n) for n in ("ann", "ben", "cat"))
+    campaign = make_campaign(topics=("1",))
+    docs = [f"d{i:02d}" for i in range(12)]
+    make_documents(campaign, docs)
+    pool = make_pool(campaign, {"1": docs})
+    topic = campaign.topics.get()
+    services.assignments_create(pool=pool, topics=[topic], assessors=[ann])
+    # ann and ben judge everything; they disagree on d00 and d01.
+    for i, doc in enumerate(docs):
+        rel_ann = 2 if i % 3 == 0 else 0
+        rel_ben = rel_ann if i > 1 else (0 if rel_ann else 1)
+        for user, rel in ((ann, rel_ann), (ben, rel_ben)):
+            services.judgment_record(
+                assessor=user,
+                topic=topic,
+                docno=doc,
+                relevance=rel,
+                aspects=RELEVANT if rel else {},
+            )
+    return pool
+
+
+def test_overlap_preview_shows_the_cost_and_assign_creates_it(organiser_client, pool):
+    url = reverse("judging:pool_overlap", args=[pool.pk])
+    preview = organiser_client.get(url, {"k": "2", "fraction": "0.5", "seed": "3"})
+    page = preview.content.decode()
+    assert "This plan costs 6 extra judgments" in page
+    assert not OverlapItem.objects.exists()
+    response = organiser_client.post(url, {"k": "2", "fraction": "0.5", "seed": "3"}, follow=True)
+    assert "Assigned 6 overlap judgments." in response.content.decode()
+    assert OverlapItem.objects.count() == 6
+    assert set(
+        Assignment.objects.filter(kind="overlap").values_list("assessor__username", flat=True)
+    ) <= {"ben", "cat"}
+
+
+def test_overlap_errors_are_shown(organiser_client, pool):
+    page = organiser_client.get(
+        reverse("judging:pool_overlap", args=[pool.pk]), {"k": "9"}
+    ).content.decode()
+    assert "K" in page
+    assert 'class="errors"' in page
+    assert not OverlapItem.objects.exists()
+
+
+def test_agreement_page_shows_kappa_flags_and_confusion(organiser_client, pool):
+    url = reverse("judging:pool_agreement", args=[pool.pk])
+    page = organiser_client.get(url).content.decode()
+    assert "ann · ben" in page
+    assert "cohen_kappa" in page
+    page = organiser_client.get(
+        url, {"aspect": "relevance", "a": "ann", "b": "ben"}
+    ).content.decode()
+    assert "Confusion matrix: ann (rows) by ben (columns)" in page
+
+
+def test_agreement_reports_undefined_values_with_the_reason(organiser_client, pool):
+    page = organiser_client.get(reverse("judging:pool_agreement", args=[pool.pk])).content.decode()
+    # Fleiss' kappa needs more than two ratings on an item.
+    assert "undefined:" in page
+
+
+def test_adjudication_queue_and_recording_a_final_label(organiser_client, pool):
+    url = reverse("judging:pool_adjudication", args=[pool.pk])
+    page = organiser_client.get(url).content.decode()
+    assert page.count("Adjudicate</a>") == 2
+    topic = pool.campaign.topics.get()
+    item_url = reverse("judging:adjudicate", args=[pool.pk, topic.pk, "d00"])
+    item_page = organiser_client.get(item_url).content.decode()
+    assert "Text of d00." in item_page
+    assert "ann" in item_page
+    assert "ben" in item_page
+    response = organiser_client.post(
+        item_url,
+        {"relevance": "1", "effectiveness": "2", "credibility": "1", "reason": "partly on topic"},
+    )
+    assert response.url == url
+    adjudication = Adjudication.objects.get()
+    assert (adjudication.relevance, adjudication.reason) == (1, "partly on topic")
+    assert organiser_client.get(url).content.decode().count("Adjudicate</a>") == 1
+
+
+def test_adjudication_rejects_labels_outside_the_schema(organiser_client, pool):
+    topic = pool.campaign.topics.get()
+    response = organiser_client.post(
+        reverse("judging:adjudicate", args=[pool.pk, topic.pk, "d00"]), {"relevance": "1"}
+    )
+    assert "Effectiveness is required" in response.content.decode()
+    assert not Adjudication.objects.exists()
+
+
+def test_policy_and_mode_are_stored(organiser_client, pool):
+    url = reverse("judging:pool_adjudication", args=[pool.pk])
+    organiser_client.post(url, {"policy": "adjudicated, majority, maximum", "mode": "any"})
+    policy = services.pool_policy(pool)
+    assert policy.label_policy == {"steps": ["adjudicated", "majority", "maximum"]}
+    assert policy.disagreement_mode == "any"
+    response = organiser_client.post(url, {"policy": "primary", "mode": "any"}, follow=True)
+    assert "Policy not changed" in response.content.decode()
+    assert services.pool_policy(pool).label_policy == {
+        "steps": ["adjudicated", "majority", "maximum"]
+    }
+
+
+@pytest.mark.parametrize("name", ["pool_overlap", "pool_agreement", "pool_adjudication"])
+def test_assessors_get_403(client, pool, name):
+    client.force_login(make_user("zed"))
+    assert client.get(reverse(f"judging:{name}", args=[pool.pk])).status_code == 403
