@@ -14,8 +14,17 @@ in file order. Every line is checked, and every problem (wrong column count,
 a label that is not an integer, a (topic, docno) pair judged twice, ...)
 is reported with the file and line in one `InputError`.
 
-Other layouts (aspect judgments, stratified pools) are `QrelsLayout`s
-beside `TREC_QRELS`: the same reader and writer serve them all.
+Other layouts are `QrelsLayout`s beside `TREC_QRELS`, served by the same
+reader and writer:
+
+    TWO_ASPECT_QRELS    topic iter docno a1 a2        relevance, aspect_2
+    THREE_ASPECT_QRELS  topic iter docno a1 a2 a3     relevance, aspect_2, aspect_3
+    STRATIFIED_QRELS    topic iter docno stratum rel  stratum, relevance
+
+The first aspect is the relevance (the Decision track's `rel eff cred`), so
+that aspect qrels rank and judge documents as plain qrels do; negative aspect
+values are codes for "no value". A stratified qrels file is sample_eval's:
+rel -1 marks a pooled document that was not sampled for judging.
 """
 
 from __future__ import annotations
@@ -63,6 +72,27 @@ TREC_QRELS = QrelsLayout(
     columns=("query_id", "iteration", "doc_id", "relevance"),
     labels=("relevance",),
     description="topic iter docno rel",
+    ignored=("iteration",),
+)
+TWO_ASPECT_QRELS = QrelsLayout(
+    name="qrels_twoaspects",
+    columns=("query_id", "iteration", "doc_id", "relevance", "aspect_2"),
+    labels=("relevance", "aspect_2"),
+    description="topic iter docno a1 a2",
+    ignored=("iteration",),
+)
+THREE_ASPECT_QRELS = QrelsLayout(
+    name="qrels_threeaspects",
+    columns=("query_id", "iteration", "doc_id", "relevance", "aspect_2", "aspect_3"),
+    labels=("relevance", "aspect_2", "aspect_3"),
+    description="topic iter docno a1 a2 a3",
+    ignored=("iteration",),
+)
+STRATIFIED_QRELS = QrelsLayout(
+    name="stratified",
+    columns=("query_id", "iteration", "doc_id", "stratum", "relevance"),
+    labels=("stratum", "relevance"),
+    description="topic iter docno stratum rel",
     ignored=("iteration",),
 )
 

@@ -9,6 +9,15 @@ output is byte for byte trec_eval's. RUN may be several files or
 directories (their files in name order, hidden files skipped) and `-` for
 standard input: all runs are scored in one pass and printed one block each.
 
+`-R qrels_twoaspects` and `-R qrels_threeaspects` read aspect qrels
+(`topic iter docno a1 a2 [a3]`) and offer the Decision track's measures
+(cam, cam_map, nlre, nwcs and their three-aspect versions; see
+`scoring.measures.multi_aspect`), as its extension of trec_eval 9 computes
+them: scores are ranked as 32-bit floats, -J is not offered, and -M keeps the
+top N documents for every measure (the extension's nlre and nwcs read past
+them). Like 10.0's measures, and unlike the extension, -q -c also prints the
+topics a run lacks, with the value 0.
+
 Where this differs from trec_eval 10.0, on purpose:
 - A qrels topic missing from a run is skipped without -c (10.0 stops with
   "result qid not found", an accident of a fix elsewhere; 9.x and 10.0's
@@ -26,23 +35,25 @@ Where this differs from trec_eval 10.0, on purpose:
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-import pandas as pd
-import pyarrow as pa
-
-from pooling.trec_io import InputError, read_run
+from pooling.trec_io import InputError
+from scoring.command_line import UsageError, first_problem, read_run_files, run_file_names
 from scoring.evaluation import evaluate
-from scoring.measures.catalog import TREC, Catalog, MeasureError
+from scoring.measures.catalog import THREE_ASPECTS, TREC, TWO_ASPECTS, Catalog, MeasureError
 from scoring.measures.params import ParamError
 from scoring.measures.rankings import EvalOptions
-from scoring.qrels import read_qrels
+from scoring.qrels import (
+    THREE_ASPECT_QRELS,
+    TREC_QRELS,
+    TWO_ASPECT_QRELS,
+    QrelsLayout,
+    read_qrels,
+)
 from scoring.report import FORMATS, write_report
 
 VERSION = "10.0 (judging workbench)"
@@ -58,34 +69,43 @@ Usage: trec_eval [-q] [-c] [-n] [-J] [-M num] [-l num] [-N num] [-m measure[.par
   -l  lowest label counted as relevant (default 1)
   -N  number of documents in the collection (for utility)
   -m  measure, nickname (official, set, all_trec) or measure.params (P.5,10); repeatable
-  -R  rel_info format (qrels)
+  -R  rel_info format: qrels (topic iter docno rel), or qrels_twoaspects and
+      qrels_threeaspects (topic iter docno a1 a2 [a3]) for the Decision track's measures
   -T  results format (trec_results)
   --format  text (trec_eval's, default), tsv or json
 A run may be a directory: its files are scored in name order.
 """
 
 
-class UsageError(ValueError):
-    """A command line that cannot be run."""
-
-
 @dataclass(frozen=True)
 class RelInfoFormat:
-    """A -R format: how to read the rel_info file, and the measures it offers."""
+    """A -R format (named as its layout): the layout of the rel_info file, the
+    measures it offers, and whether it ranks 32-bit scores and offers -J, as
+    the program that defined it does."""
 
-    name: str
-    read: Callable[[bytes, str], pd.DataFrame]
+    layout: QrelsLayout
     catalog: Catalog
+    single_precision_scores: bool = False
+    judged_only: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.layout.name
 
 
-def _read_trec_qrels(data: bytes, name: str) -> pd.DataFrame:
-    return read_qrels(data, name=name)
-
-
-# The -R formats. Another one (aspect qrels for cam, nlre, ...) is one more entry:
-# a reader giving its frame, and a Catalog of measures computed from `Rankings`.
+# The -R formats. Another one is one more entry: the layout of its file, and a
+# Catalog of measures computed from `Rankings` (which carry the layout's columns).
 REL_INFO_FORMATS: dict[str, RelInfoFormat] = {
-    "qrels": RelInfoFormat("qrels", _read_trec_qrels, TREC),
+    rel_info_format.name: rel_info_format
+    for rel_info_format in (
+        RelInfoFormat(TREC_QRELS, TREC),
+        RelInfoFormat(
+            TWO_ASPECT_QRELS, TWO_ASPECTS, single_precision_scores=True, judged_only=False
+        ),
+        RelInfoFormat(
+            THREE_ASPECT_QRELS, THREE_ASPECTS, single_precision_scores=True, judged_only=False
+        ),
+    )
 }
 _UNSUPPORTED_REL_INFO_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
 RESULTS_FORMATS = ("trec_results",)
@@ -249,7 +269,7 @@ def main(
             return 0
         _run(command, stdout, stdin or sys.stdin.buffer)
     except InputError as error:
-        stderr.write(f"trec_eval: {_first_problem(error)}\n")
+        stderr.write(f"trec_eval: {first_problem(error)}\n")
         return 2
     except OSError as error:
         stderr.write(f"trec_eval: cannot read '{error.filename}': {error.strerror}\n")
@@ -270,13 +290,17 @@ def _run(command: CommandLine, stdout: TextIO, stdin: BinaryIO) -> None:
         )
     if len(command.files) < 2:
         raise UsageError("needs a rel_info file and at least one run (see --help)")
+    options = command.options
+    if options.judged_only and not rel_info_format.judged_only:
+        raise UsageError(f"option -J is not offered with -R {rel_info_format.name}")
+    if rel_info_format.single_precision_scores:
+        options = replace(options, single_precision_scores=True)
     requested = rel_info_format.catalog.select(command.measures)
     qrels_path, run_arguments = command.files[0], command.files[1:]
-    qrels = rel_info_format.read(Path(qrels_path).read_bytes(), qrels_path)
-    names = _run_files(run_arguments)
-    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:  # parsing releases the GIL
-        runs = list(pool.map(lambda name: _read_run(name, stdin), names))
-    evaluation = evaluate(qrels, runs, requested, command.options)
+    qrels = read_qrels(Path(qrels_path), name=qrels_path, layout=rel_info_format.layout)
+    names = run_file_names(run_arguments)
+    runs = read_run_files(names, stdin)
+    evaluation = evaluate(qrels, runs, requested, options)
     for run, name in enumerate(names):
         if not evaluation.groups_of(run):
             raise UsageError(f"{name}: no topic of the run is in the qrels")
@@ -304,40 +328,3 @@ def _rel_info_format(name: str) -> RelInfoFormat:
         raise UsageError(f"rel_info format '{name}' of trec_eval is not supported")
     known = ", ".join(REL_INFO_FORMATS)
     raise UsageError(f"unknown rel_info format '{name}' (known: {known})")
-
-
-def _run_files(arguments: Sequence[str]) -> list[str]:
-    """The run files named: files as given, directories as their files in name order."""
-    names: list[str] = []
-    for argument in arguments:
-        path = Path(argument)
-        if argument != "-" and path.is_dir():
-            files = sorted(
-                child.name
-                for child in path.iterdir()
-                if child.is_file() and not child.name.startswith(".")
-            )
-            if not files:
-                raise UsageError(f"{argument}: no run files in the directory")
-            names.extend(str(path / child) for child in files)
-        else:
-            names.append(argument)
-    return names
-
-
-def _read_run(name: str, stdin: BinaryIO) -> pa.Table:
-    data = stdin.read() if name == "-" else Path(name).read_bytes()
-    file = "<stdin>" if name == "-" else name
-    # trec_eval ignores anything after the tag (its own results.trunc has some).
-    parsed = read_run(data, name=file, extra_fields="ignore")
-    if not parsed.ok:
-        raise InputError.from_log(parsed.problems)
-    # The topics come dictionary-encoded from read_run's checks: evaluate reuses that.
-    columns = parsed.table.select(["query_id", "doc_id", "score", "run_id"])
-    return columns.set_column(0, "query_id", parsed.topic_codes)
-
-
-def _first_problem(error: InputError) -> str:
-    first = str(error.problems[0]) if error.problems else str(error)
-    more = error.total - 1
-    return f"{first} (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else first

@@ -39,6 +39,8 @@ class Measure:
     per_query: printed for each topic with -q.
     reset_for_missing_topic: trec_eval 10.0 zeroes these after scoring a
         topic missing from the run (-c) on its placeholder ranking.
+    value_names: the printed names of a measure without parameters that has
+        several values (sample_eval's iP10, iP50, ...); its name alone otherwise.
     """
 
     name: str
@@ -50,6 +52,7 @@ class Measure:
     per_query: bool = True
     kind: ValueKind = ValueKind.REAL
     reset_for_missing_topic: bool = False
+    value_names: tuple[str, ...] = ()
 
     def configure(self, text: str | None = None) -> RequestedMeasure:
         """This measure with the parameters of `-m name.text` (defaults when None)."""
@@ -57,7 +60,8 @@ class Measure:
             params = self.defaults  # trec_eval ignores parameters given to such measures
         else:
             params = parse_params(self.params, text)
-        return RequestedMeasure(self, params, value_names(self.name, self.params, params))
+        names = self.value_names or value_names(self.name, self.params, params)
+        return RequestedMeasure(self, params, names)
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,21 @@
 """Catalogs: the measures one rel_info format offers, and how `-m` picks them.
 
 `TREC` is trec_eval 10.0's catalog for qrels: its measures in its output
-order, with its nicknames (official, set, all_trec). A catalog for another
-rel_info format (aspect qrels, stratified qrels) is built the same way.
+order, with its nicknames (official, set, all_trec). `TWO_ASPECTS` and
+`THREE_ASPECTS` are the Decision track's for aspect qrels, in the output order
+of its trec_eval extension and with its nicknames (twoaspects, threeaspects).
+Naming a measure of another format's catalog is an error that says which.
+`SAMPLE_EVAL` holds sample_eval.pl's inferred measures, in its output order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scoring.measures import average_precision as ap
-from scoring.measures import counts, coverage, dcg, judged, precision, rbp
+from scoring.measures import counts, coverage, dcg, inferred, judged, precision, rbp
+from scoring.measures import multi_aspect as aspects
 from scoring.measures.base import Measure, RequestedMeasure
 from scoring.measures.params import ParamError
 
@@ -81,6 +85,13 @@ _ALL_TREC = (
 )  # fmt: skip
 _PREFS = "needs the rel_info format 'prefs' or 'qrels_prefs' (-R), not supported here"
 _JUDGMENT_GROUPS = "needs the rel_info format 'qrels_jg' (-R), not supported here"
+_TWO_ASPECTS = ("runid", "num_q", "nlre", "cam", "cam_map", "nwcs")
+_THREE_ASPECTS = ("runid", "num_q", "nlre_three", "cam_three_ndcg", "cam_map_three", "nwcs_three")
+
+
+def _needs(rel_info_format: str, names: Iterable[str]) -> dict[str, str]:
+    return dict.fromkeys(names, f"needs the rel_info format '{rel_info_format}' (-R)")
+
 
 TREC = Catalog(
     measures=(
@@ -108,5 +119,42 @@ TREC = Catalog(
         **dict.fromkeys(
             ("qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"), _JUDGMENT_GROUPS
         ),
+        **_needs("qrels_twoaspects", ("twoaspects", *_TWO_ASPECTS[2:])),
+        **_needs("qrels_threeaspects", ("threeaspects", *_THREE_ASPECTS[2:])),
     },
+)  # fmt: skip
+_TREC_NAMES = (*(measure.name for measure in TREC.measures), *TREC.nicknames)
+
+TWO_ASPECTS = Catalog(
+    measures=(counts.RUNID, counts.NUM_Q, aspects.NLRE, aspects.CAM, aspects.CAM_MAP, aspects.NWCS),
+    nicknames={"twoaspects": _TWO_ASPECTS},
+    default="twoaspects",
+    elsewhere={
+        **_needs("qrels", _TREC_NAMES),
+        **_needs("qrels_threeaspects", ("threeaspects", *_THREE_ASPECTS[2:])),
+    },
+)
+THREE_ASPECTS = Catalog(
+    measures=(
+        counts.RUNID, counts.NUM_Q, aspects.NLRE_THREE, aspects.CAM_THREE_NDCG,
+        aspects.CAM_MAP_THREE, aspects.NWCS_THREE,
+    ),
+    nicknames={"threeaspects": _THREE_ASPECTS},
+    default="threeaspects",
+    elsewhere={
+        **_needs("qrels", _TREC_NAMES),
+        **_needs("qrels_twoaspects", ("twoaspects", *_TWO_ASPECTS[2:])),
+    },
+)  # fmt: skip
+SAMPLE_EVAL = Catalog(
+    measures=(
+        inferred.INF_AP, inferred.INF_NDCG, inferred.IPREC_AT_RECALL, inferred.IP,
+        inferred.INUM_REL_RET, inferred.INUM_REL, inferred.NUM_RET,
+    ),
+    nicknames={
+        "sample_eval": (
+            "infAP", "infNDCG", "iprec_at_recall", "iP", "inum_rel_ret", "inum_rel", "num_ret",
+        ),
+    },
+    default="sample_eval",
 )  # fmt: skip

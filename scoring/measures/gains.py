@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from scoring.measures.numerics import log2_table, sequential_sum
-from scoring.measures.rankings import Judgments
+from scoring.measures.rankings import Judgments, LabelCounts
 
 Pairs = tuple[tuple[str, float], ...]
 _C_INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -90,19 +90,19 @@ def ideal_walk(levels: Sequence[GainLevel]) -> tuple[float, list[float]]:
 
 
 class TopicGains:
-    """One gain setting applied to every topic of the qrels.
+    """One gain setting applied to every topic of the qrels, for one label column.
 
     table: (topics, label values) the gain of each judgment a ranking can hold.
     """
 
-    def __init__(self, judgments: Judgments, pairs: Pairs, *, unit_range: bool = False) -> None:
-        n_topics, labels = len(judgments.topics), judgments.label_values.tolist()
+    def __init__(self, counts: LabelCounts, pairs: Pairs, *, unit_range: bool = False) -> None:
+        n_topics, labels = counts.n_topics, counts.label_values.tolist()
         self.table = np.zeros((n_topics, len(labels)))
         self.top = np.zeros(n_topics)
         self.walks: list[np.ndarray] = []
         for topic in range(n_topics):
             levels = gain_levels(
-                pairs, judgments.level_counts(topic), int(judgments.num_rel_levels[topic])
+                pairs, counts.level_counts(topic), int(counts.num_rel_levels[topic])
             )
             if unit_range:
                 levels = _rescaled_to_unit_range(levels)
@@ -180,11 +180,15 @@ def _rescaled_to_unit_range(levels: list[GainLevel]) -> list[GainLevel]:
     return [replace(entry, gain=(entry.gain - low) / (high - low)) for entry in levels]
 
 
-def topic_gains(judgments: Judgments, pairs: Pairs, *, unit_range: bool = False) -> TopicGains:
-    """The (cached) gains of `pairs` for every topic of `judgments`."""
-    key = ("gains", pairs, unit_range)
+def topic_gains(
+    judgments: Judgments, pairs: Pairs, *, unit_range: bool = False, column: str = "relevance"
+) -> TopicGains:
+    """The (cached) gains of `pairs` for every topic of `judgments`, on the labels of
+    `column` (relevance, or another label column such as an aspect)."""
+    key = ("gains", pairs, unit_range, column)
     if key not in judgments.derived:
-        judgments.derived[key] = TopicGains(judgments, pairs, unit_range=unit_range)
+        counts = judgments.label_counts(column)
+        judgments.derived[key] = TopicGains(counts, pairs, unit_range=unit_range)
     gains = judgments.derived[key]
     assert isinstance(gains, TopicGains)
     return gains

@@ -11,7 +11,9 @@ The judgment of a retrieved document is its qrels label, `NONPOOL` when the
 qrels do not list it, and `UNJUDGED` when they list it with a label below 0
 (pooled but not judged).
 
-Frames: qrels have the columns query_id, doc_id, relevance; runs have
+Frames: qrels have the columns query_id, doc_id, relevance, and may have
+more numeric columns (further aspects, a stratum, ...), which rankings carry
+along for the measures that read them (`Rankings.column`); runs have
 query_id, doc_id, score, run_id (one run per frame). Each (query_id, doc_id)
 must appear at most once per frame (`read_qrels` and `read_run` check it).
 """
@@ -50,6 +52,8 @@ class EvalOptions:
     complete: -c, average over all qrels topics; a topic missing from a
         run is scored on trec_eval's one-document placeholder ranking.
     num_docs_in_collection: -N, used by utility.
+    single_precision_scores: rank by scores rounded to 32-bit floats, as
+        trec_eval 9 (and the extensions built on it) stored them.
     """
 
     relevance_level: int = 1
@@ -57,32 +61,19 @@ class EvalOptions:
     judged_only: bool = False
     complete: bool = False
     num_docs_in_collection: int = 0
+    single_precision_scores: bool = False
 
 
-class Judgments:
-    """The qrels, indexed once for every run.
+class LabelCounts:
+    """How many judged documents (label >= 0) each topic has at each label of one column.
 
-    topics: the qrels topics in trec_eval's order (byte order); a topic's
-    index in it is its code everywhere else.
+    label_values: every judgment a ranking can hold (PAD, UNJUDGED, NONPOOL and
+    the judged labels), sorted: the columns of per-topic tables.
+    num_rel_levels: per topic, trec_eval's number of levels: the highest
+    judged label + 1 (0 without judgments).
     """
 
-    def __init__(self, qrels: Frame, relevance_level: int) -> None:
-        table = _as_table(qrels, ("query_id", "doc_id", "relevance"))
-        self.relevance_level = relevance_level
-        self.derived: dict[object, object] = {}  # per-qrels values measures compute once
-        self.topics = pc.unique(table.column("query_id")).sort().cast(pa.string())
-        self._docs = pc.unique(table.column("doc_id")).cast(pa.string())
-        topic = _codes(table.column("query_id"), self.topics)
-        doc = _codes(table.column("doc_id"), self._docs)
-        labels = np.asarray(table.column("relevance").to_numpy(), dtype=np.int64)
-        self._index = pd.Index(topic * len(self._docs) + doc)
-        if not self._index.is_unique:
-            raise ValueError("the qrels judge a (query_id, doc_id) pair twice")
-        self._labels = np.where(labels < 0, UNJUDGED, labels)
-        self.positive_total = int(np.count_nonzero(labels > 0))
-        self._count_levels(topic, labels)
-
-    def _count_levels(self, topic: np.ndarray, labels: np.ndarray) -> None:
+    def __init__(self, topic: np.ndarray, labels: np.ndarray, n_topics: int) -> None:
         judged = labels >= 0
         order = np.lexsort((labels[judged], topic[judged]))
         topic, labels = topic[judged][order], labels[judged][order]
@@ -91,37 +82,91 @@ class Judgments:
         )
         self.level_topic, self.level = topic[starts], labels[starts]
         self.level_count = np.diff(starts, append=len(topic))
-        n_topics = len(self.topics)
-        relevant = self.level >= self.relevance_level
-        self.num_rel = np.bincount(
-            self.level_topic[relevant], self.level_count[relevant], n_topics
-        ).astype(np.int64)
-        self.num_nonrel = np.bincount(
-            self.level_topic[~relevant], self.level_count[~relevant], n_topics
-        ).astype(np.int64)
-        # trec_eval's num_rel_levels: the highest judged label + 1 (0 without judgments).
+        self.n_topics = n_topics
         self.num_rel_levels = np.zeros(n_topics, dtype=np.int64)
         np.maximum.at(self.num_rel_levels, self.level_topic, self.level + 1)
-        # Every judgment a ranking can hold, PAD first: the columns of per-topic tables.
         self.label_values = np.unique(
             np.concatenate([[PAD, UNJUDGED, NONPOOL], self.level]).astype(np.int64)
         )
 
+    def at_least(self, level: int) -> np.ndarray:
+        """Per topic, the judged documents labelled `level` or more."""
+        counted = self.level >= level
+        return np.bincount(
+            self.level_topic[counted], self.level_count[counted], self.n_topics
+        ).astype(np.int64)
+
     def level_counts(self, topic: int) -> dict[int, int]:
-        """Number of judged (label >= 0) documents at each label of one topic."""
+        """Number of judged documents at each label of one topic."""
         start, stop = np.searchsorted(self.level_topic, [topic, topic + 1])
         return dict(
             zip(self.level[start:stop].tolist(), self.level_count[start:stop].tolist(), strict=True)
         )
 
-    def labels_of(self, topic: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
-        """The judgment of each (topic code, docno): its label, NONPOOL or UNJUDGED."""
+
+class Judgments:
+    """The qrels, indexed once for every run.
+
+    topics: the qrels topics in trec_eval's order (byte order); a topic's
+    index in it is its code everywhere else.
+    columns: the numeric qrels columns besides relevance, in qrels row order.
+    row_topic, row_label: the topic code and judgment (label, or UNJUDGED
+    below 0) of each qrels row.
+    """
+
+    def __init__(self, qrels: Frame, relevance_level: int) -> None:
+        table = (
+            qrels
+            if isinstance(qrels, pa.Table)
+            else pa.Table.from_pandas(qrels, preserve_index=False)
+        )
+        self.relevance_level = relevance_level
+        self.derived: dict[object, object] = {}  # per-qrels values measures compute once
+        self.topics = pc.unique(table.column("query_id")).sort().cast(pa.string())
+        self._docs = pc.unique(table.column("doc_id")).cast(pa.string())
+        self.row_topic = _codes(table.column("query_id"), self.topics)
+        doc = _codes(table.column("doc_id"), self._docs)
+        labels = np.asarray(table.column("relevance").to_numpy(), dtype=np.int64)
+        self._index = pd.Index(self.row_topic * len(self._docs) + doc)
+        if not self._index.is_unique:
+            raise ValueError("the qrels judge a (query_id, doc_id) pair twice")
+        self.row_label = np.where(labels < 0, UNJUDGED, labels)
+        self.columns = {
+            name: np.asarray(table.column(name).to_numpy())
+            for name, field in zip(table.column_names, table.schema, strict=True)
+            if name not in ("query_id", "doc_id", "relevance")
+            and (pa.types.is_integer(field.type) or pa.types.is_floating(field.type))
+        }
+        self.positive_total = int(np.count_nonzero(labels > 0))
+        levels = self.label_counts()
+        self.label_values = levels.label_values
+        self.num_rel = levels.at_least(relevance_level)
+        self.num_nonrel = levels.at_least(0) - self.num_rel
+
+    def label_counts(self, column: str = "relevance") -> LabelCounts:
+        """The (cached) label counts of `relevance` or of another integer column."""
+        key = ("label counts", column)
+        if key not in self.derived:
+            labels = self.row_label if column == "relevance" else self.columns[column]
+            self.derived[key] = LabelCounts(self.row_topic, labels, len(self.topics))
+        counts = self.derived[key]
+        assert isinstance(counts, LabelCounts)
+        return counts
+
+    def rows_of(self, topic: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
+        """The qrels row of each (topic code, docno), -1 where the qrels do not list it."""
         doc = _codes(doc_id, self._docs)
-        labels = np.full(len(doc), NONPOOL, dtype=np.int64)
+        rows = np.full(len(doc), -1, dtype=np.int64)
         judged_somewhere = np.flatnonzero(doc >= 0)
         key = topic[judged_somewhere] * len(self._docs) + doc[judged_somewhere]
-        found = self._index.get_indexer(key)
-        labels[judged_somewhere[found >= 0]] = self._labels[found[found >= 0]]
+        rows[judged_somewhere] = self._index.get_indexer(key)
+        return rows
+
+    def labels_at(self, rows: np.ndarray) -> np.ndarray:
+        """The judgment of each qrels row (see rows_of): its label, NONPOOL or UNJUDGED."""
+        labels = np.full(len(rows), NONPOOL, dtype=np.int64)
+        listed = rows >= 0
+        labels[listed] = self.row_label[rows[listed]]
         return labels
 
 
@@ -149,6 +194,8 @@ class Rankings:
     num_ret: (groups,) documents ranked per group (after -M and -J).
     topic: (groups,) topic code, to index the per-topic arrays of `judgments`.
     run_tag: (groups,) the run's tag.
+    judgment_row: (depth, groups) the qrels row of each ranked document, -1
+        where there is none; None when the qrels have no other columns to read.
     """
 
     def __init__(
@@ -159,8 +206,10 @@ class Rankings:
         run_tag: np.ndarray,
         judgments: Judgments,
         options: EvalOptions,
+        judgment_row: np.ndarray | None = None,
     ) -> None:
         self.label = label
+        self.judgment_row = judgment_row
         self.num_ret = num_ret
         self.topic = topic
         self.run_tag = run_tag
@@ -215,6 +264,22 @@ class Rankings:
     def per_topic(self, table: np.ndarray) -> np.ndarray:
         """Look up a (topics, label_values) table at each cell: (depth, groups)."""
         return table[self.topic, self.label_code]
+
+    def column(self, name: str, missing: float = NONPOOL) -> np.ndarray:
+        """A qrels column's value at each cell (depth, groups); `missing` for documents
+        the qrels do not list and below num_ret."""
+        if name not in self.judgments.columns:
+            raise ValueError(f"the qrels have no column {name!r}")
+        return self.per_judgment(self.judgments.columns[name], missing)
+
+    def per_judgment(self, values: np.ndarray, missing: float = NONPOOL) -> np.ndarray:
+        """`values` (one per qrels row) at each cell (depth, groups); `missing` for
+        documents the qrels do not list and below num_ret."""
+        assert self.judgment_row is not None  # kept whenever the qrels have more columns
+        listed = self.judgment_row >= 0
+        cells = np.full(self.judgment_row.shape, missing, dtype=np.result_type(values, missing))
+        cells[listed] = values[self.judgment_row[listed]]
+        return cells
 
     def at_cutoffs(self, cumulative: np.ndarray, cutoffs: Sequence[int]) -> np.ndarray:
         """A per-rank running total after the first min(cutoff, num_ret) documents.
@@ -271,6 +336,7 @@ class RankedRuns:
     row_group: np.ndarray
     row_rank: np.ndarray
     row_label: np.ndarray
+    row_judgment: np.ndarray | None  # qrels row of each ranked document; see Rankings
 
     def batches(self) -> Iterator[tuple[np.ndarray, Rankings]]:
         """(group indices, their Rankings), in batches of about BATCH_CELLS cells at most."""
@@ -290,18 +356,29 @@ class RankedRuns:
             local = local_of_row[rows]
         num_ret = self.num_ret[groups]
         depth = int(num_ret.max(initial=0))
-        # Filled group by group (rows are in that order), then turned rank-major.
-        by_group = np.full((len(groups), depth), PAD, dtype=np.int64)
-        by_group.ravel()[local * depth + self.row_rank[rows]] = self.row_label[rows]
+        cells = local * depth + self.row_rank[rows]
         tags = np.asarray(self.run_tags, dtype=object)[self.group_run[groups]]
+        judgment_row = None
+        if self.row_judgment is not None:
+            judgment_row = _rank_major(self.row_judgment[rows], cells, (len(groups), depth), -1)
         return Rankings(
-            np.ascontiguousarray(by_group.T),
+            _rank_major(self.row_label[rows], cells, (len(groups), depth), PAD),
             num_ret,
             self.group_topic[groups],
             tags,
             self.judgments,
             self.options,
+            judgment_row,
         )
+
+
+def _rank_major(
+    values: np.ndarray, cells: np.ndarray, shape: tuple[int, int], fill: int
+) -> np.ndarray:
+    """Values filled group by group (rows are in that order), then turned rank-major."""
+    by_group = np.full(shape, fill, dtype=np.int64)
+    by_group.ravel()[cells] = values
+    return np.ascontiguousarray(by_group.T)
 
 
 def _batch_groups(num_ret: np.ndarray, max_cells: int) -> Iterator[np.ndarray]:
@@ -330,6 +407,8 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
     group = run[in_qrels] * n_topics + topic[in_qrels]
     scores = [np.asarray(table.column("score").to_numpy(), dtype=np.float64) for table in tables]
     score = np.concatenate([np.empty(0), *scores])[in_qrels]
+    if options.single_precision_scores:
+        score = score.astype(np.float32).astype(np.float64)
     doc_id = _strings(chunk for table in tables for chunk in table.column("doc_id").chunks)
     if not in_qrels.all():
         doc_id = doc_id.filter(pa.array(in_qrels))
@@ -341,9 +420,10 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
         score = np.concatenate([score, np.ones(len(missing))])
         placeholders = pa.array([PLACEHOLDER_DOCNO] * len(missing), pa.string())
         doc_id = pa.chunked_array([*doc_id.chunks, placeholders], pa.string())
-    label = judgments.labels_of(group % n_topics, doc_id)
+    row = judgments.rows_of(group % n_topics, doc_id)
     order = _rank_order(group, score, doc_id)
-    group, label = group[order], label[order]
+    group, row = group[order], row[order]
+    label = judgments.labels_at(row)
     starts = np.flatnonzero(np.diff(group, prepend=-1))
     group_ids = group[starts]
     row_group = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(group)))
@@ -354,7 +434,7 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
     if options.judged_only:
         kept &= label >= 0
     if not kept.all():
-        row_group, label = row_group[kept], label[kept]
+        row_group, label, row = row_group[kept], label[kept], row[kept]
         row_rank = _ranks(row_group, len(group_ids))
     return RankedRuns(
         judgments=judgments,
@@ -367,6 +447,7 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
         row_group=row_group,
         row_rank=row_rank,
         row_label=label,
+        row_judgment=row if judgments.columns else None,
     )
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pytest
 
 from pooling.trec_io import read_run
 from scoring.evaluation import EvalOptions, Evaluation, evaluate
@@ -45,3 +48,11 @@ def values(qrels: str, run: str, measures: list[str], **options: Any) -> dict[st
     """{"name topic": value} for one run, summaries under the topic "all"."""
     evaluation = evaluate_strings(qrels, [run], measures, **options)
     return {f"{name} {topic}": value for name, topic, value, _ in evaluation.rows(0)}
+
+
+def reference_cases(directory: Path) -> list[Any]:
+    """(arguments, expected file) of each row of the CASES.md table in `directory`."""
+    table = (directory / "CASES.md").read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|$", table, re.MULTILINE)
+    assert rows, f"no cases in {directory / 'CASES.md'}"
+    return [pytest.param(arguments, expected, id=arguments) for arguments, expected in rows]

@@ -72,6 +72,8 @@ def test_a_topic_judged_only_below_0_scores_zero():
 
 
 def test_the_scoring_core_does_not_import_django():
-    modules = "scoring.trec_eval, scoring.evaluation, scoring.qrels, scoring.report"
+    modules = (
+        "scoring.trec_eval, scoring.sample_eval, scoring.evaluation, scoring.qrels, scoring.report"
+    )
     check = f"import sys, {modules}; sys.exit('django' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", check], check=False).returncode == 0

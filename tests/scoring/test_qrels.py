@@ -5,7 +5,15 @@ import io
 import pytest
 
 from pooling.trec_io import InputError
-from scoring.qrels import TREC_QRELS, QrelsLayout, read_qrels, write_qrels
+from scoring.qrels import (
+    STRATIFIED_QRELS,
+    THREE_ASPECT_QRELS,
+    TREC_QRELS,
+    TWO_ASPECT_QRELS,
+    QrelsLayout,
+    read_qrels,
+    write_qrels,
+)
 
 
 def test_qrels_are_read_into_a_frame_in_file_order():
@@ -88,3 +96,49 @@ def test_other_layouts_reuse_the_reader_and_writer():
     write_qrels(frame, out, layout=stratified)
     assert out.getvalue() == "1 0 a 2 -1\n"
     assert TREC_QRELS.kept == ("query_id", "doc_id", "relevance")
+
+
+@pytest.mark.parametrize(
+    ("layout", "text", "columns"),
+    [
+        (TWO_ASPECT_QRELS, "1 0 a 2 -1\n1 0 b 0 3\n", ["relevance", "aspect_2"]),
+        (THREE_ASPECT_QRELS, "1 0 a 2 -1 -2\n1 0 b 0 3 1\n", ["relevance", "aspect_2", "aspect_3"]),
+        (STRATIFIED_QRELS, "1 0 a 1 2\n1 0 b 3 -1\n", ["stratum", "relevance"]),
+    ],
+    ids=["two aspects", "three aspects", "stratified"],
+)
+def test_aspect_and_stratified_qrels_round_trip(layout, text, columns, tmp_path):
+    frame = read_qrels(text.encode(), name="q", layout=layout)
+    assert list(frame.columns) == ["query_id", "doc_id", *columns]
+    assert all(str(frame[column].dtype) == "int64" for column in columns)
+    write_qrels(frame, tmp_path / "qrels", layout=layout)
+    assert (tmp_path / "qrels").read_text() == text
+    assert read_qrels(tmp_path / "qrels", layout=layout).equals(frame)
+
+
+@pytest.mark.parametrize(
+    ("layout", "text", "problem"),
+    [
+        (
+            TWO_ASPECT_QRELS,
+            b"1 0 a 1 2\n1 0 b 1\n",
+            "q:2: expected 5 columns (topic iter docno a1 a2), found 4",
+        ),
+        (
+            THREE_ASPECT_QRELS,
+            b"1 0 a 1 2\n",
+            "q:1: expected 6 columns (topic iter docno a1 a2 a3), found 5",
+        ),
+        (THREE_ASPECT_QRELS, b"1 0 a 1 x 2\n", "q:1: aspect_2 'x' is not an integer"),
+        (
+            STRATIFIED_QRELS,
+            b"1 0 a 1\n",
+            "q:1: expected 5 columns (topic iter docno stratum rel), found 4",
+        ),
+        (STRATIFIED_QRELS, b"1 0 a 1 1\n1 0 b s2 0\n", "q:2: stratum 's2' is not an integer"),
+    ],
+)
+def test_aspect_and_stratified_lines_are_checked(layout, text, problem):
+    with pytest.raises(InputError) as caught:
+        read_qrels(text, name="q", layout=layout)
+    assert str(caught.value.problems[0]) == problem

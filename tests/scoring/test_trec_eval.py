@@ -131,7 +131,7 @@ def test_help_and_version_exit_zero():
         (["{qrels}", "{twice_run}"], "twice.run:3: docno 'a' appears twice in topic '1'"),
         (["{twice_qrels}", "{run}"], "twice_qrels:2: docno 'a' judged twice for topic '1'"),
         (["{qrels}", "{missing}"], "trec_eval: cannot read '"),
-        (["-R", "qrels_twoaspects", "{qrels}", "{run}"], "unknown rel_info format"),
+        (["-R", "qrels_other", "{qrels}", "{run}"], "unknown rel_info format 'qrels_other'"),
         (
             ["-R", "prefs", "{qrels}", "{run}"],
             "rel_info format 'prefs' of trec_eval is not supported",

@@ -1,0 +1,66 @@
+"""What the trec_eval and sample_eval command lines share. Pure core, no Django.
+
+Both take run files or directories (their files in name order, hidden files
+skipped) and `-` for standard input, read them the way trec_eval does, and
+report a bad input as one line naming the file and line of its first problem.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import BinaryIO
+
+import pyarrow as pa
+
+from pooling.trec_io import InputError, read_run
+
+
+class UsageError(ValueError):
+    """A command line that cannot be run."""
+
+
+def run_file_names(arguments: Sequence[str]) -> list[str]:
+    """The run files named: files as given, directories as their files in name order."""
+    names: list[str] = []
+    for argument in arguments:
+        path = Path(argument)
+        if argument != "-" and path.is_dir():
+            files = sorted(
+                child.name
+                for child in path.iterdir()
+                if child.is_file() and not child.name.startswith(".")
+            )
+            if not files:
+                raise UsageError(f"{argument}: no run files in the directory")
+            names.extend(str(path / child) for child in files)
+        else:
+            names.append(argument)
+    return names
+
+
+def read_run_files(names: Sequence[str], stdin: BinaryIO) -> list[pa.Table]:
+    """Each run (query_id, doc_id, score, run_id), read in parallel: parsing releases the GIL."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        return list(pool.map(lambda name: _read_run(name, stdin), names))
+
+
+def _read_run(name: str, stdin: BinaryIO) -> pa.Table:
+    data = stdin.read() if name == "-" else Path(name).read_bytes()
+    file = "<stdin>" if name == "-" else name
+    # trec_eval ignores anything after the tag (its own results.trunc has some).
+    parsed = read_run(data, name=file, extra_fields="ignore")
+    if not parsed.ok:
+        raise InputError.from_log(parsed.problems)
+    # The topics come dictionary-encoded from read_run's checks: evaluate reuses that.
+    columns = parsed.table.select(["query_id", "doc_id", "score", "run_id"])
+    return columns.set_column(0, "query_id", parsed.topic_codes)
+
+
+def first_problem(error: InputError) -> str:
+    """The first problem of a bad input, with a count of the others."""
+    first = str(error.problems[0]) if error.problems else str(error)
+    more = error.total - 1
+    return f"{first} (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else first
