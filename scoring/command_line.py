@@ -8,18 +8,47 @@ report a bad input as one line naming the file and line of its first problem.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 import pyarrow as pa
 
 from pooling.trec_io import InputError, read_run
+from scoring.measures.catalog import MeasureError
+from scoring.measures.params import ParamError
 
 
 class UsageError(ValueError):
     """A command line that cannot be run."""
+
+
+def guarded(program: str, command: Callable[[], int], stderr: TextIO) -> int:
+    """Run a command, turning any bad input or usage into one line and exit status 2."""
+    try:
+        return command()
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as the C tools do.
+        _discard_stdout()
+        return 0
+    except InputError as error:
+        stderr.write(f"{program}: {first_problem(error)}\n")
+    except OSError as error:
+        stderr.write(f"{program}: cannot read '{error.filename}': {error.strerror}\n")
+    except (UsageError, MeasureError, ParamError) as error:
+        stderr.write(f"{program}: {error}\n")
+    return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that flushing it at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def run_file_names(arguments: Sequence[str]) -> list[str]:

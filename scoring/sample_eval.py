@@ -39,8 +39,7 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from pooling.trec_io import InputError
-from scoring.command_line import UsageError, first_problem, read_run_files, run_file_names
+from scoring.command_line import UsageError, guarded, read_run_files, run_file_names
 from scoring.evaluation import Evaluation, MeasureValues, evaluate
 from scoring.measures.catalog import SAMPLE_EVAL
 from scoring.measures.rankings import Frame
@@ -85,22 +84,16 @@ def main(
     argv: Sequence[str], stdout: TextIO, stderr: TextIO, *, stdin: BinaryIO | None = None
 ) -> int:
     """Run sample_eval on `argv` (without the program name); returns the exit status."""
-    try:
+
+    def command() -> int:
         per_topic, files = _parse(argv)
         if files is None:
             stdout.write(USAGE)
-            return 0
-        _run(files, per_topic, stdout, stdin or sys.stdin.buffer)
-    except InputError as error:
-        stderr.write(f"sample_eval: {first_problem(error)}\n")
-        return 2
-    except OSError as error:
-        stderr.write(f"sample_eval: cannot read '{error.filename}': {error.strerror}\n")
-        return 2
-    except UsageError as error:
-        stderr.write(f"sample_eval: {error}\n")
-        return 2
-    return 0
+        else:
+            _run(files, per_topic, stdout, stdin or sys.stdin.buffer)
+        return 0
+
+    return guarded("sample_eval", command, stderr)
 
 
 def _parse(argv: Sequence[str]) -> tuple[bool, list[str] | None]:

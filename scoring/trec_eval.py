@@ -41,11 +41,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from pooling.trec_io import InputError
-from scoring.command_line import UsageError, first_problem, read_run_files, run_file_names
+from scoring.command_line import UsageError, guarded, read_run_files, run_file_names
 from scoring.evaluation import evaluate
-from scoring.measures.catalog import THREE_ASPECTS, TREC, TWO_ASPECTS, Catalog, MeasureError
-from scoring.measures.params import ParamError
+from scoring.measures.catalog import THREE_ASPECTS, TREC, TWO_ASPECTS, Catalog
 from scoring.measures.rankings import EvalOptions
 from scoring.qrels import (
     THREE_ASPECT_QRELS,
@@ -259,25 +257,18 @@ def main(
     argv: Sequence[str], stdout: TextIO, stderr: TextIO, *, stdin: BinaryIO | None = None
 ) -> int:
     """Run trec_eval on `argv` (without the program name); returns the exit status."""
-    try:
-        command = parse_command_line(argv)
-        if command.help:
-            stdout.write(_help(command.rel_info_format))
-            return 0
-        if command.version:
+
+    def command() -> int:
+        parsed = parse_command_line(argv)
+        if parsed.help:
+            stdout.write(_help(parsed.rel_info_format))
+        elif parsed.version:
             stdout.write(f"trec_eval version {VERSION}\n")
-            return 0
-        _run(command, stdout, stdin or sys.stdin.buffer)
-    except InputError as error:
-        stderr.write(f"trec_eval: {first_problem(error)}\n")
-        return 2
-    except OSError as error:
-        stderr.write(f"trec_eval: cannot read '{error.filename}': {error.strerror}\n")
-        return 2
-    except (UsageError, MeasureError, ParamError) as error:
-        stderr.write(f"trec_eval: {error}\n")
-        return 2
-    return 0
+        else:
+            _run(parsed, stdout, stdin or sys.stdin.buffer)
+        return 0
+
+    return guarded("trec_eval", command, stderr)
 
 
 def _run(command: CommandLine, stdout: TextIO, stdin: BinaryIO) -> None:

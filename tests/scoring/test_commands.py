@@ -29,3 +29,21 @@ def test_command_errors_exit_2_with_one_line(tmp_path):
     completed = _manage("-m", "nosuch", tmp_path / "qrels", tmp_path / "run")
     assert completed.returncode == 2
     assert completed.stderr == "trec_eval: unknown measure 'nosuch'\n"
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    """`trec_eval ... | head -1`: no error message, no traceback, status 0."""
+    (tmp_path / "qrels").write_text(
+        "".join(f"{t} 0 d{i} 1\n" for t in range(300) for i in range(3))
+    )
+    (tmp_path / "run").write_text(
+        "".join(f"{t} Q0 d{i} 1 {i} r\n" for t in range(300) for i in range(3))
+    )
+    pipeline = (
+        f"{sys.executable} manage.py trec_eval -q -m all_trec --format tsv {tmp_path}/qrels {tmp_path}/run"
+        " | head -1; exit ${PIPESTATUS[0]}"
+    )
+    completed = subprocess.run(["bash", "-c", pipeline], cwd=ROOT, capture_output=True, text=True)
+    assert completed.stdout.startswith("run\trun_id")
+    assert completed.stderr == ""
+    assert completed.returncode == 0
