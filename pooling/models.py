@@ -162,7 +162,9 @@ class PoolEntry(models.Model):
     docno = models.CharField(max_length=200)
     best_rank = models.PositiveIntegerField()
     n_runs = models.PositiveIntegerField()
-    stratum = models.PositiveSmallIntegerField(help_text="1-based index into the spec's strata.")
+    stratum = models.PositiveSmallIntegerField(
+        help_text="1-based index into the topic's strata, the depth stratum first."
+    )
     inclusion_probability = models.FloatField()
     sampled = models.BooleanField()
     # Presentation order within the topic, 1-based; null for unsampled entries.

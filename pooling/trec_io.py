@@ -204,7 +204,7 @@ class ParsedRun:
         per_topic = dict(
             sorted(
                 zip(codes.dictionary.to_pylist(), counts.tolist(), strict=True),
-                key=lambda item: _topic_sort_key(item[0]),
+                key=lambda item: topic_sort_key(item[0]),
             )
         )
         return {
@@ -220,9 +220,14 @@ class ParsedRun:
         return self.table.select(["query_id", "doc_id", "score"])
 
 
-def _topic_sort_key(topic_id: str) -> tuple[int, int | str]:
-    """Numeric topic ids in numeric order, then the rest as strings."""
-    return (0, int(topic_id)) if topic_id.isdigit() else (1, topic_id)
+def topic_sort_key(topic_id: str) -> tuple[int, int, str]:
+    """Numeric topic ids in numeric order, then the others as strings.
+
+    So "2" comes before "10"; the id itself comes last so that "7" and "007"
+    still have a fixed order.
+    """
+    numeric = topic_id.isascii() and topic_id.isdigit()
+    return (0, int(topic_id), topic_id) if numeric else (1, 0, topic_id)
 
 
 def read_run(

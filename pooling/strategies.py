@@ -1,0 +1,735 @@
+"""Pool construction: depth-k and stratified pools, shuffled. Pure core, no Django.
+
+A pool is built in four steps, each a function below:
+
+1. rank the runs (`pooling.ranking.rank_runs`: score descending, then docno
+   descending in byte order; the rank column of a run file is ignored);
+2. `stratify`: one row per (topic, docno) ranked within the pooled depth,
+   with its best rank, run count and stratum, and its place in the seeded
+   draw order of that stratum;
+3. `sample`: in each (topic, stratum), the first `round_half_up(rate *
+   size)` documents of the draw order are sampled; a depth-k pool is one
+   stratum 1-k at rate 1.0, so everything in it is sampled;
+4. presentation order, over the sampled entries of each topic: a seeded
+   random permutation (default) or docno order.
+
+`build_pool(runs, spec)` does all four; `pool_from_run_files(paths, spec)`
+starts from TREC run files; `add_runs_to_pool(pool, runs, spec)` returns
+the entries a late run adds to a depth-k pool.
+
+Pool frame (`POOL_COLUMNS`), one row per (topic, docno):
+
+- query_id, doc_id (str)
+- best_rank (int64): the smallest rank any run gives the document;
+- n_runs (int64): how many runs rank it within the topic's pooled depth
+  (the bottom of its last stratum);
+- stratum (int64): 1-based number of its stratum in `spec.strata_for(topic)`;
+- inclusion_probability (float64): drawn / size of that (topic, stratum);
+- sampled (bool): drawn for judging;
+- order (Int64, nullable): 1-based presentation position among the sampled
+  entries of the topic; missing (<NA>) for unsampled entries, which nobody
+  judges;
+- batch (int64): 0 for the entries of the first build, 1, 2, ... for those
+  added by each later `add_runs_to_pool`.
+
+Rows are sorted by topic (numeric ids numerically, then the others), then
+order, then, for the unsampled entries that have none, docno.
+
+Randomness. Every random choice uses its own PCG64 stream, seeded from a
+BLAKE2b hash of (seed, purpose, topic, ...): the draw of a stratum from
+(seed, topic, stratum bounds), the presentation order of a topic from
+(seed, topic, first order value). So a topic's pool does not depend on
+which other topics or strata exist, and raising a stratum's rate keeps
+every document drawn at the lower rate (draws are nested). Only raw 64-bit
+outputs of the bit generator are used (NumPy keeps those stable across
+releases), and ties among them fall back to docno order, so the same runs
+and spec give the same pool, byte for byte.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any, Literal, cast
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pooling.ranking import (
+    PoolInputError,
+    Progress,
+    RankedRuns,
+    RunsLike,
+    pooled_documents,
+    rank_run_files,
+    rank_runs,
+    topic_positions,
+)
+from pooling.trec_io import topic_sort_key
+
+__all__ = [
+    "CDS_2014",
+    "POOL_COLUMNS",
+    "PRESETS",
+    "TSV_HEADER",
+    "OrderMode",
+    "PoolInputError",
+    "PoolSpec",
+    "PoolSpecError",
+    "Preset",
+    "Stratum",
+    "add_pool_spec_arguments",
+    "add_runs_to_pool",
+    "build_pool",
+    "draw_counts",
+    "parse_pool_spec",
+    "parse_strata",
+    "parse_stratum",
+    "pool_from_ranked",
+    "pool_from_run_files",
+    "pool_spec_from_options",
+    "pool_tsv_lines",
+    "rate_units_per_row",
+    "sample",
+    "sort_pool",
+    "stratify",
+    "write_pool_tsv",
+]
+
+OrderMode = Literal["shuffled", "docno"]
+ORDER_MODES: tuple[OrderMode, ...] = ("shuffled", "docno")
+RATE_DECIMALS = 6
+_RATE_UNIT = 10**RATE_DECIMALS
+
+POOL_COLUMNS = (
+    "query_id",
+    "doc_id",
+    "best_rank",
+    "n_runs",
+    "stratum",
+    "inclusion_probability",
+    "sampled",
+    "order",
+    "batch",
+)
+TSV_HEADER = (
+    "topic",
+    "docno",
+    "best_rank",
+    "n_runs",
+    "stratum",
+    "inclusion_probability",
+    "sampled",
+    "order",
+)
+
+
+class PoolSpecError(ValueError):
+    """A pool specification that is malformed or inconsistent."""
+
+
+# --------------------------------------------------------------------------
+# Specification
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """Ranks lo..hi (inclusive, 1-based, over best_rank) sampled at `rate`.
+
+    The rate has at most six decimals, so that `rate * size` is exact in
+    integer arithmetic and its rounding never depends on float error.
+    """
+
+    lo: int
+    hi: int
+    rate: float
+
+    def __post_init__(self) -> None:
+        for name, value in (("lo", self.lo), ("hi", self.hi)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise PoolSpecError(f"stratum {name} must be an integer, not {value!r}")
+        if isinstance(self.rate, bool) or not isinstance(self.rate, int | float):
+            raise PoolSpecError(f"stratum rate must be a number, not {self.rate!r}")
+        if self.lo < 1:
+            raise PoolSpecError(f"stratum {self}: ranks start at 1")
+        if self.lo > self.hi:
+            raise PoolSpecError(
+                f"stratum {self}: its first rank {self.lo} is after its last {self.hi}"
+            )
+        if not 0.0 <= self.rate <= 1.0:
+            raise PoolSpecError(f"stratum {self}: the rate must be between 0 and 1")
+        if abs(self.rate * _RATE_UNIT - round(self.rate * _RATE_UNIT)) > 1e-6:
+            raise PoolSpecError(f"stratum {self}: the rate has more than {RATE_DECIMALS} decimals")
+
+    @property
+    def rate_units(self) -> int:
+        """The rate in millionths, exactly."""
+        return round(self.rate * _RATE_UNIT)
+
+    def __str__(self) -> str:
+        return f"{self.lo}-{self.hi}:{_format_rate(self.rate)}"
+
+
+def _format_rate(rate: float) -> str:
+    """0.8 -> "0.8", 1.0 -> "1.0": the shortest text with at most six decimals."""
+    text = f"{rate:.{RATE_DECIMALS}f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """How to build a pool; stored with the pool (see `to_dict`).
+
+    - depth: pool every document ranked <= depth by any run, i.e. a first
+      stratum 1-depth at rate 1.0 before `strata`;
+    - strata: further strata, in rank order, not overlapping, all deeper
+      than `depth`; ranks between or after the strata are not pooled;
+    - topic_depths: per-topic depths replacing `depth` for those topics
+      (each still above the first stratum); needs `depth`. Topics without
+      runs are ignored;
+    - seed: for the draws and the shuffle (a non-negative integer);
+    - order: "shuffled" (a seeded random permutation per topic, independent
+      of rank, run and docno) or "docno" (byte order).
+    """
+
+    depth: int | None = None
+    strata: tuple[Stratum, ...] = ()
+    topic_depths: Mapping[str, int] = field(default_factory=dict)
+    seed: int = 0
+    order: OrderMode = "shuffled"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "strata", tuple(self.strata))
+        object.__setattr__(self, "topic_depths", dict(self.topic_depths))
+        if self.depth is None and not self.strata:
+            raise PoolSpecError("give a depth (--depth K) or a stratum (--stratum LO-HI:RATE)")
+        if self.depth is None and self.topic_depths:
+            raise PoolSpecError("per-topic depths replace --depth for their topics: give it too")
+        not_strings = [topic for topic in self.topic_depths if not isinstance(topic, str)]
+        if not_strings:
+            raise PoolSpecError(f"topic ids are strings, not {not_strings[0]!r}")
+        _check_strata_order(self.strata)
+        depths = [("depth", self.depth)] + [
+            (f"depth of topic {topic!r}", depth) for topic, depth in self.topic_depths.items()
+        ]
+        for label, depth in depths:
+            _check_depth(label, depth, self.strata)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise PoolSpecError(f"the seed must be a non-negative integer, not {self.seed!r}")
+        if self.order not in ORDER_MODES:
+            modes = ", ".join(ORDER_MODES)
+            raise PoolSpecError(f"order must be one of {modes}, not {self.order!r}")
+
+    def strata_for(self, topic_id: str) -> tuple[Stratum, ...]:
+        """Every stratum of this topic, the depth stratum (if any) first."""
+        depth = self.topic_depths.get(topic_id, self.depth)
+        return ((Stratum(1, depth, 1.0),) if depth is not None else ()) + self.strata
+
+    def pooled_depth(self, topic_id: str) -> int:
+        """The deepest rank pooled for this topic: the bottom of its last stratum."""
+        return self.strata_for(topic_id)[-1].hi
+
+    @property
+    def max_depth(self) -> int:
+        """The deepest rank any topic's pool looks at."""
+        if self.strata:
+            return self.strata[-1].hi
+        return max([self.depth or 0, *self.topic_depths.values()])
+
+    @property
+    def is_depth_only(self) -> bool:
+        """Whether every pooled document is judged (every rate is 1.0)."""
+        return all(stratum.rate == 1.0 for stratum in self.strata)
+
+    def scaled(self, factor: float) -> PoolSpec:
+        """This spec with the rate of every stratum in `strata` times `factor`,
+        capped at 1.0 and rounded to six decimals.
+
+        The depth stratum (`depth`, `topic_depths`) is judged in full at any
+        factor: write it as a stratum `1-K:1.0` to have it scaled too.
+        """
+        if not factor >= 0:
+            raise PoolSpecError(f"the scale factor must be a non-negative number, not {factor}")
+        strata = tuple(
+            replace(s, rate=round(min(1.0, s.rate * factor), RATE_DECIMALS)) for s in self.strata
+        )
+        return replace(self, strata=strata)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form, read back by `from_dict`."""
+        return {
+            "depth": self.depth,
+            "strata": [str(stratum) for stratum in self.strata],
+            "topic_depths": dict(self.topic_depths),
+            "seed": self.seed,
+            "order": self.order,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PoolSpec:
+        return cls(
+            depth=data.get("depth"),
+            strata=tuple(parse_stratum(text) for text in data.get("strata", ())),
+            topic_depths=dict(data.get("topic_depths", {})),
+            seed=data.get("seed", 0),
+            order=data.get("order", "shuffled"),
+        )
+
+    def to_args(self) -> list[str]:
+        """The command-line arguments that give this spec (see `add_pool_spec_arguments`)."""
+        args = ["--depth", str(self.depth)] if self.depth is not None else []
+        for stratum in self.strata:
+            args += ["--stratum", str(stratum)]
+        for topic, depth in self.topic_depths.items():
+            args += ["--topic-depth", f"{topic}:{depth}"]
+        return [*args, "--seed", str(self.seed), "--order", self.order]
+
+    def __str__(self) -> str:
+        return " ".join(self.to_args())
+
+
+def _check_depth(label: str, depth: object, strata: Sequence[Stratum]) -> None:
+    """A depth is a positive integer above the first stratum."""
+    if depth is None:
+        return
+    if isinstance(depth, bool) or not isinstance(depth, int):
+        raise PoolSpecError(f"{label} must be an integer, not {depth!r}")
+    if depth < 1:
+        raise PoolSpecError(f"{label} must be at least 1, not {depth}")
+    if strata and depth >= strata[0].lo:
+        raise PoolSpecError(
+            f"{label} {depth} overlaps stratum {strata[0]}: strata must start below the depth"
+        )
+
+
+def _check_strata_order(strata: Sequence[Stratum]) -> None:
+    for before, after in itertools.pairwise(strata):
+        if after.lo <= before.hi:
+            problem = "overlap" if after.hi >= before.lo else "are out of order"
+            raise PoolSpecError(f"strata {before} and {after} {problem}: list them by rank, apart")
+
+
+_STRATUM_PATTERN = re.compile(r"(\d+)-(\d+):(\d*\.?\d+)")
+
+
+def parse_stratum(text: str) -> Stratum:
+    """`"21-100:0.8"` -> Stratum(21, 100, 0.8); PoolSpecError when malformed."""
+    match = _STRATUM_PATTERN.fullmatch(text.strip())
+    if not match:
+        raise PoolSpecError(f"stratum {text!r} is not LO-HI:RATE (for example 21-100:0.8)")
+    lo, hi, rate = match.groups()
+    return Stratum(int(lo), int(hi), float(rate))
+
+
+def parse_strata(text: str) -> tuple[Stratum, ...]:
+    """Whitespace-separated strata: `"1-20:1.0 21-100:0.8 101-500:0.5"`."""
+    strata = tuple(parse_stratum(part) for part in text.split())
+    _check_strata_order(strata)
+    return strata
+
+
+def _parse_int(label: str, text: str | int) -> int:
+    if isinstance(text, int):
+        return text
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise PoolSpecError(f"{label} {text!r} is not an integer") from None
+
+
+def _parse_topic_depth(text: str) -> tuple[str, int]:
+    topic, separator, depth = text.rpartition(":")
+    if not separator or not topic:
+        raise PoolSpecError(f"per-topic depth {text!r} is not TOPIC:DEPTH (for example 301:50)")
+    return topic, _parse_int(f"per-topic depth {text!r}:", depth)
+
+
+def parse_pool_spec(
+    *,
+    depth: str | int | None = None,
+    strata: Iterable[str] = (),
+    topic_depths: Iterable[str] = (),
+    seed: str | int | None = None,
+    order: str = "shuffled",
+) -> PoolSpec:
+    """A spec from command-line texts: `--depth 20 --stratum 21-100:0.8
+    --topic-depth 301:50 --seed 7 --order docno` (strata and topic depths
+    repeatable). A missing seed is 0. Raises PoolSpecError saying what is wrong.
+    """
+    topic_depth_pairs = [_parse_topic_depth(text) for text in topic_depths]
+    counts = Counter(topic for topic, _ in topic_depth_pairs)
+    repeated = [topic for topic, count in counts.items() if count > 1]
+    if repeated:
+        raise PoolSpecError(
+            f"per-topic depth given twice for topic(s) {', '.join(sorted(repeated))}"
+        )
+    if order not in ORDER_MODES:
+        raise PoolSpecError(f"order must be one of {', '.join(ORDER_MODES)}, not {order!r}")
+    return PoolSpec(
+        depth=None if depth is None else _parse_int("depth", depth),
+        strata=tuple(parse_stratum(text) for text in strata),
+        topic_depths=dict(topic_depth_pairs),
+        seed=0 if seed is None else _parse_int("seed", seed),
+        order=cast(OrderMode, order),
+    )
+
+
+def add_pool_spec_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add --depth, --stratum, --topic-depth, --seed and --order to a parser
+    (a Django management command's included); read back with `pool_spec_from_options`."""
+    parser.add_argument("--depth", help="pool every document ranked <= DEPTH by any run")
+    parser.add_argument(
+        "--stratum",
+        action="append",
+        default=[],
+        metavar="LO-HI:RATE",
+        help="sample RATE of the documents whose best rank is in LO-HI (repeatable)",
+    )
+    parser.add_argument(
+        "--topic-depth",
+        action="append",
+        default=[],
+        metavar="TOPIC:DEPTH",
+        help="a different depth for one topic (repeatable)",
+    )
+    parser.add_argument("--seed", default=None, help="seed for sampling and shuffling (default 0)")
+    parser.add_argument(
+        "--order",
+        choices=ORDER_MODES,
+        default="shuffled",
+        help="presentation order (default shuffled)",
+    )
+
+
+def pool_spec_from_options(options: Mapping[str, Any]) -> PoolSpec:
+    """The spec from parsed options (`vars(args)` or a management command's options)."""
+    return parse_pool_spec(
+        depth=options.get("depth"),
+        strata=options.get("stratum") or (),
+        topic_depths=options.get("topic_depth") or (),
+        seed=options.get("seed"),
+        order=options.get("order") or "shuffled",
+    )
+
+
+# --------------------------------------------------------------------------
+# Presets
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named spec the pool form offers; set the seed with `dataclasses.replace`."""
+
+    key: str
+    label: str
+    spec: PoolSpec
+
+
+CDS_2014 = PoolSpec(depth=20, strata=parse_strata("21-100:0.8 101-500:0.5"))
+"""TREC Clinical Decision Support 2014: strata 1-20:1.0 21-100:0.8 101-500:0.5."""
+
+PRESETS: dict[str, Preset] = {
+    preset.key: preset
+    for preset in (
+        *(
+            Preset(f"depth-{k}", f"Depth {k}: every document ranked 1-{k}", PoolSpec(depth=k))
+            for k in (10, 20, 50, 100)
+        ),
+        Preset(
+            "cds-2014", "TREC CDS 2014: ranks 1-20 all, 21-100 at 80%, 101-500 at 50%", CDS_2014
+        ),
+    )
+}
+
+
+# --------------------------------------------------------------------------
+# Random streams
+
+
+def _random_keys(size: int, name: tuple[object, ...]) -> np.ndarray:
+    """`size` raw 64-bit outputs of the PCG64 stream called `name`.
+
+    The name is hashed with BLAKE2b into the stream's entropy, so streams of
+    different names are independent and one name always gives the same keys.
+    """
+    text = json.dumps(name, separators=(",", ":")).encode()
+    entropy = int.from_bytes(hashlib.blake2b(text, digest_size=16).digest(), "little")
+    return np.random.PCG64(np.random.SeedSequence(entropy)).random_raw(size)
+
+
+def _keys_from_streams(group: np.ndarray, stream_names: Sequence[tuple[object, ...]]) -> np.ndarray:
+    """A random key per row: group g's rows take, in row order, the keys of
+    the stream `stream_names[g]`."""
+    sizes = np.bincount(group, minlength=len(stream_names))
+    keys = np.empty(len(group), dtype=np.uint64)
+    keys[np.argsort(group, kind="stable")] = np.concatenate(
+        [np.empty(0, np.uint64)]
+        + [_random_keys(int(size), name) for size, name in zip(sizes, stream_names, strict=True)]
+    )
+    return keys
+
+
+def _positions_within(group: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """1-based position of each row in its group sorted by `keys`; equal keys
+    keep row order. With random keys, a uniform random permutation."""
+    order = np.lexsort((keys, group))
+    sizes = np.bincount(group)
+    starts = np.cumsum(sizes) - sizes
+    positions = np.empty(len(group), dtype=np.int64)
+    positions[order] = np.arange(len(group)) - starts[group[order]] + 1
+    return positions
+
+
+# --------------------------------------------------------------------------
+# Building a pool
+
+
+def build_pool(runs: RunsLike, spec: PoolSpec) -> pd.DataFrame:
+    """The pool of `runs` (columns run_id, query_id, doc_id, score) under `spec`.
+
+    Returns the pool frame described in the module docstring. Raises
+    PoolInputError when `runs` is empty or lacks a column.
+    """
+    return pool_from_ranked(rank_runs(runs, max_depth=spec.max_depth), spec)
+
+
+def pool_from_run_files(
+    paths: Sequence[str | Path], spec: PoolSpec, *, progress: Progress | None = None
+) -> pd.DataFrame:
+    """The pool of TREC run files (one run per file), for `make_pool`.
+
+    Files are read with `trec_io.read_run` in parallel threads; `progress`
+    is called with 1 after each file (pass `tqdm(total=len(paths)).update`).
+    Raises `trec_io.InputError` listing the problems of every bad file.
+    """
+    ranked = rank_run_files(paths, max_depth=spec.max_depth, progress=progress)
+    return pool_from_ranked(ranked, spec)
+
+
+def pool_from_ranked(ranked: RankedRuns, spec: PoolSpec) -> pd.DataFrame:
+    """The pool of runs already ranked (at least down to `spec.max_depth`)."""
+    return sample(stratify(ranked, spec), spec)
+
+
+def stratify(ranked: RankedRuns, spec: PoolSpec) -> pd.DataFrame:
+    """The documents of every stratum, and their place in the stratum's draw order.
+
+    Columns: query_id, doc_id, best_rank, n_runs, stratum (as in the pool
+    frame), size (documents in that topic and stratum) and draw (1-based
+    position in the stratum's seeded draw order: a sample of k documents is
+    those with draw <= k). Sorted by topic, then docno.
+    """
+    topics = sorted(pc.unique(ranked.table.column("query_id")).to_pylist(), key=topic_sort_key)
+    strata = [spec.strata_for(topic) for topic in topics]
+    depths = {topic: spec.pooled_depth(topic) for topic in topics}
+    same_depth = len(set(depths.values())) == 1
+    documents = pooled_documents(ranked, spec.max_depth if same_depth else depths).to_pandas()
+    # Rows come sorted by topic, so factorizing numbers them in `topics` order.
+    topic_index = pd.factorize(documents["query_id"])[0].astype(np.int64)
+    stratum = _stratum_numbers(topic_index, documents["best_rank"].to_numpy(), strata)
+    in_stratum = stratum > 0
+    documents = documents[in_stratum].reset_index(drop=True)
+    topic_index, stratum = topic_index[in_stratum], stratum[in_stratum]
+
+    # One draw per (topic, stratum), from a stream named by its bounds.
+    most_strata = max(len(topic_strata) for topic_strata in strata)
+    group_keys, group = np.unique(topic_index * most_strata + stratum - 1, return_inverse=True)
+    stream_names = []
+    for key in group_keys.tolist():
+        topic, number = divmod(key, most_strata)
+        bounds = strata[topic][number]
+        stream_names.append((spec.seed, "draw", topics[topic], bounds.lo, bounds.hi))
+    documents["stratum"] = stratum
+    documents["size"] = np.bincount(group)[group]
+    documents["draw"] = _positions_within(group, _keys_from_streams(group, stream_names))
+    return documents
+
+
+def _stratum_numbers(
+    topic_index: np.ndarray, best_rank: np.ndarray, strata_per_topic: list[tuple[Stratum, ...]]
+) -> np.ndarray:
+    """1-based number of each row's stratum in its topic's strata, 0 when in none."""
+    span = max(strata[-1].hi for strata in strata_per_topic) + 1
+    bounds = np.array(
+        [
+            (topic * span + stratum.lo, topic * span + stratum.hi, number)
+            for topic, strata in enumerate(strata_per_topic)
+            for number, stratum in enumerate(strata, start=1)
+        ],
+        dtype=np.int64,
+    )
+    lows, highs, numbers = bounds.T
+    # One topic's strata are ordered and disjoint: the only stratum that can
+    # hold a rank is the last one starting at or before it.
+    position = topic_index * span + best_rank
+    candidate = np.maximum(np.searchsorted(lows, position, side="right") - 1, 0)
+    inside = (lows[candidate] <= position) & (position <= highs[candidate])
+    return np.where(inside, numbers[candidate], 0)
+
+
+def draw_counts(sizes: np.ndarray, rate_units: np.ndarray) -> np.ndarray:
+    """How many documents to draw from strata of `sizes` at rates in millionths.
+
+    round_half_up(rate * size), exact in integers (Python's round would take
+    2.5 to 2, and rate * size in floats can land just below .5), and at
+    least one from a non-empty stratum with a positive rate, so that no
+    stratum in the pool is left without a judged document.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    rate_units = np.asarray(rate_units, dtype=np.int64)
+    drawn = (2 * rate_units * sizes + _RATE_UNIT) // (2 * _RATE_UNIT)
+    return np.where((sizes > 0) & (rate_units > 0), np.maximum(drawn, 1), 0)
+
+
+def rate_units_per_row(query_id: pd.Series, stratum: np.ndarray, spec: PoolSpec) -> np.ndarray:
+    """The rate (in millionths) of each row's stratum under `spec`."""
+    codes, topics = pd.factorize(query_id)
+    table = np.zeros((len(topics), len(spec.strata) + 1), dtype=np.int64)
+    for index, topic in enumerate(topics):
+        units = [s.rate_units for s in spec.strata_for(str(topic))]
+        table[index, : len(units)] = units
+    return table[codes, np.asarray(stratum) - 1]
+
+
+def sample(
+    stratified: pd.DataFrame,
+    spec: PoolSpec,
+    *,
+    order_after: Mapping[str, int] | None = None,
+    batch: int = 0,
+) -> pd.DataFrame:
+    """Draw each stratum's sample and give the sampled entries their order.
+
+    Takes the frame of `stratify` (rows sorted by topic then docno) and
+    returns the pool frame (module docstring). Orders start after
+    `order_after[topic]` (default 0) and entries get `batch`.
+    """
+    size = stratified["size"].to_numpy()
+    rate_units = rate_units_per_row(stratified["query_id"], stratified["stratum"], spec)
+    drawn = draw_counts(size, rate_units)
+    sampled = stratified["draw"].to_numpy() <= drawn
+    order = _presentation_order(stratified["query_id"], sampled, spec, order_after or {})
+    pool = stratified.drop(columns=["size", "draw"])
+    pool["inclusion_probability"] = drawn / size
+    pool["sampled"] = sampled
+    pool["order"] = pd.arrays.IntegerArray(order, mask=~sampled)  # <NA> where unsampled
+    pool["batch"] = np.full(len(pool), batch, dtype=np.int64)
+    # Rows are in topic then docno order, so a stable sort on (topic, order)
+    # gives `sort_pool` order without comparing docnos again.
+    topic = pd.factorize(pool["query_id"])[0]
+    unsampled_last = np.where(sampled, order, np.iinfo(np.int64).max)
+    return pool.iloc[np.lexsort((unsampled_last, topic))].reset_index(drop=True)
+
+
+def _presentation_order(
+    query_id: pd.Series, sampled: np.ndarray, spec: PoolSpec, order_after: Mapping[str, int]
+) -> np.ndarray:
+    """Order values of the sampled rows (rows sorted by topic then docno),
+    after `order_after[topic]`; 0 for the others."""
+    group, topics = pd.factorize(query_id[sampled])
+    after = np.array([order_after.get(str(topic), 0) for topic in topics], dtype=np.int64)
+    if spec.order == "shuffled":
+        names = [(spec.seed, "order", str(t), int(a)) for t, a in zip(topics, after, strict=True)]
+        keys = _keys_from_streams(group, names)
+    else:
+        keys = np.arange(len(group), dtype=np.uint64)  # row order is docno order
+    order = np.zeros(len(query_id), dtype=np.int64)
+    order[sampled] = after[group] + _positions_within(group, keys)
+    return order
+
+
+def sort_pool(pool: pd.DataFrame) -> pd.DataFrame:
+    """Rows by topic (numeric ids numerically first), then order, then (for
+    the unsampled, which have no order) docno; a fresh 0..n-1 index."""
+    topic = topic_positions(pa.array(pool["query_id"], pa.string()))
+    doc = pd.factorize(pool["doc_id"], sort=True)[0]
+    return pool.iloc[np.lexsort((doc, _order_key(pool), topic))].reset_index(drop=True)
+
+
+def _order_key(pool: pd.DataFrame) -> np.ndarray:
+    """The order column with <NA> after every order value."""
+    order = pool["order"].astype("Int64")  # also from floats with NaN, or objects with None
+    return order.fillna(np.iinfo(np.int64).max).to_numpy(dtype=np.int64)
+
+
+# --------------------------------------------------------------------------
+# Late runs
+
+
+def add_runs_to_pool(pool: pd.DataFrame, runs: RunsLike, spec: PoolSpec) -> pd.DataFrame:
+    """The entries late `runs` add to an existing depth-k `pool`; only those.
+
+    `pool` is the existing pool frame (at least query_id, doc_id, order; and
+    batch if kept). Documents already in the pool are left as they are (their
+    judgments with them), even where a late run ranks them higher. The new
+    entries get best_rank and n_runs over the late runs (no earlier run
+    ranked them within the depth, or they would be pooled), the next batch
+    number, and order values after the topic's largest, shuffled among
+    themselves with their own stream (or in docno order). Raises
+    PoolSpecError for a spec that samples (a rate below 1.0): adding to a
+    sample would change every inclusion probability, so rebuild instead.
+    """
+    if not spec.is_depth_only:
+        raise PoolSpecError(
+            "late runs can be added only to a pool that judges every pooled document "
+            "(every rate 1.0); rebuild a sampled pool instead"
+        )
+    stratified = stratify(rank_runs(runs, max_depth=spec.max_depth), spec)
+    existing = pd.MultiIndex.from_frame(pool[["query_id", "doc_id"]].astype(str))
+    keys = pd.MultiIndex.from_frame(stratified[["query_id", "doc_id"]])
+    new = stratified[~keys.isin(existing)].reset_index(drop=True)
+    orders = pool["order"].astype("Int64").groupby(pool["query_id"].astype(str)).max().fillna(0)
+    batch = int(pool["batch"].max()) + 1 if "batch" in pool and len(pool) else 1
+    return sample(new, spec, order_after={str(t): int(o) for t, o in orders.items()}, batch=batch)
+
+
+# --------------------------------------------------------------------------
+# TSV export
+
+
+def pool_tsv_lines(pool: pd.DataFrame) -> Iterator[str]:
+    """The pool as TSV lines, each ending in a newline, header first.
+
+    Columns `TSV_HEADER`; rows sorted as `sort_pool` does (topic, then
+    order, then docno for the unsampled). Byte-stable formatting: integers
+    in decimal; inclusion_probability as Python's `repr` of the double (the
+    shortest text that reads back to the same number: 1.0, 0.8,
+    0.6666666666666666); sampled as 1 or 0; order empty for unsampled rows.
+    """
+    yield "\t".join(TSV_HEADER) + "\n"
+    if not len(pool):
+        return
+    rows = sort_pool(pool)
+    probability = rows["inclusion_probability"].to_numpy(dtype=np.float64)
+    distinct, which = np.unique(probability, return_inverse=True)
+    columns = [
+        pa.array(rows["query_id"].to_numpy(dtype=object), pa.string()),
+        pa.array(rows["doc_id"].to_numpy(dtype=object), pa.string()),
+        *(
+            pc.cast(pa.array(rows[c].to_numpy(dtype=np.int64)), pa.string())
+            for c in ("best_rank", "n_runs", "stratum")
+        ),
+        pa.array(np.array([repr(float(p)) for p in distinct], dtype=object)[which], pa.string()),
+        pa.array(np.where(rows["sampled"].to_numpy(dtype=bool), "1", "0"), pa.string()),
+        pc.fill_null(pc.cast(pa.array(rows["order"].astype("Int64")), pa.string()), ""),
+    ]
+    for line in pc.binary_join_element_wise(*columns, "\t").to_pylist():
+        yield line + "\n"
+
+
+def write_pool_tsv(pool: pd.DataFrame, out: IO[str] | str | Path) -> int:
+    """Write `pool_tsv_lines(pool)` to a text stream or a path; returns the row count."""
+    if isinstance(out, str | Path):
+        with open(out, "w", encoding="utf-8", newline="") as stream:
+            return write_pool_tsv(pool, stream)
+    out.writelines(pool_tsv_lines(pool))
+    return len(pool)
