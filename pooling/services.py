@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
+import pandas as pd
+import pyarrow as pa
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -20,7 +22,16 @@ from django.db.models import Max
 from django.utils.text import get_valid_filename
 
 from pooling import trec_io
-from pooling.models import Campaign, Document, Run, Topic
+from pooling.budget import spec_label
+from pooling.models import Campaign, Document, Pool, PoolAddition, PoolEntry, Run, Topic
+from pooling.ranking import RankedRuns, rank_run_caches
+from pooling.strategies import (
+    PoolSpec,
+    PoolSpecError,
+    add_runs_to_pool,
+    pool_from_ranked,
+    sort_pool,
+)
 from pooling.trec_io import InputError, ParsedRun, ProblemLog
 
 # Wraps an iterable to show progress, as tqdm does.
@@ -292,3 +303,166 @@ def run_delete(*, run: Run) -> None:
     run.delete()
     for path in paths:
         default_storage.delete(path)
+
+
+# --------------------------------------------------------------------------
+# Pools
+
+
+class PoolBuildError(ValueError):
+    """A pool that cannot be built or extended; nothing was stored."""
+
+
+def ranked_runs(
+    campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None, progress: Any = None
+) -> RankedRuns:
+    """The campaign's runs (or the given ones), ranked from their caches down to max_depth."""
+    runs = list(campaign.runs.all()) if runs is None else list(runs)
+    if not runs:
+        raise PoolBuildError(f"campaign {campaign.slug} has no runs to pool")
+    return rank_run_caches(
+        [run.cache_file.path for run in runs], max_depth=max_depth, progress=progress
+    )
+
+
+def judged_pairs(campaign: Campaign) -> pd.DataFrame:
+    """(query_id, doc_id) already judged by anyone in the campaign.
+
+    Read through the topics' reverse `judgments` relation so that pooling
+    does not import the judging app, which depends on it.
+    """
+    rows = (
+        campaign.topics.filter(judgments__isnull=False)
+        .values_list("topic_id", "judgments__docno")
+        .distinct()
+    )
+    return pd.DataFrame(list(rows), columns=["query_id", "doc_id"])
+
+
+def pool_build(
+    *,
+    campaign: Campaign,
+    spec: PoolSpec,
+    name: str = "",
+    created_by: Any = None,
+    progress: Any = None,
+) -> Pool:
+    """Build a pool from every run of the campaign and store it in one transaction."""
+    runs = list(campaign.runs.all())
+    ranked = ranked_runs(campaign, max_depth=spec.max_depth, runs=runs, progress=progress)
+    entries = pool_from_ranked(ranked, spec)
+    topics = dict(campaign.topics.values_list("topic_id", "pk"))
+    with transaction.atomic():
+        pool = Pool.objects.create(
+            campaign=campaign,
+            name=name or spec_label(spec),
+            spec=spec.to_dict(),
+            created_by=created_by,
+        )
+        pool.runs.set(runs)
+        _store_entries(pool, entries, topics, addition=None)
+    return pool
+
+
+def pool_add_runs(*, pool: Pool, runs: Sequence[Run], created_by: Any = None) -> PoolAddition:
+    """Add late runs to a depth-k pool: only their new documents, nothing else changes."""
+    runs = [run for run in runs if run.campaign_id == pool.campaign_id]
+    if not runs:
+        raise PoolBuildError("choose at least one run of this pool's campaign to add")
+    already = set(pool.runs.values_list("pk", flat=True))
+    repeated = [run.tag for run in runs if run.pk in already]
+    if repeated:
+        raise PoolBuildError(f"already in the pool: {', '.join(repeated)}")
+    spec = PoolSpec.from_dict(pool.spec)
+    existing = pool_entries_frame(pool)
+    late = pa.concat_tables(trec_io.read_run_cache(run.cache_file.path) for run in runs)
+    try:
+        new = add_runs_to_pool(existing, late, spec)
+    except PoolSpecError as error:
+        raise PoolBuildError(str(error)) from None
+    topics = dict(pool.campaign.topics.values_list("topic_id", "pk"))
+    with transaction.atomic():
+        addition = PoolAddition.objects.create(pool=pool, created_by=created_by)
+        addition.runs.set(runs)
+        pool.runs.add(*runs)
+        _store_entries(pool, new, topics, addition=addition)
+    return addition
+
+
+def pool_entries_frame(pool: Pool) -> pd.DataFrame:
+    """The pool's entries as the pool frame of `pooling.strategies` (every entry)."""
+    rows = pool.entries.values_list(
+        "topic__topic_id",
+        "docno",
+        "best_rank",
+        "n_runs",
+        "stratum",
+        "inclusion_probability",
+        "sampled",
+        "order",
+        "addition_id",
+    )
+    frame = pd.DataFrame(
+        list(rows),
+        columns=[
+            "query_id",
+            "doc_id",
+            "best_rank",
+            "n_runs",
+            "stratum",
+            "inclusion_probability",
+            "sampled",
+            "order",
+            "addition",
+        ],
+    )
+    frame["order"] = frame["order"].astype("Int64")
+    # The pool frame numbers additions as batches: 0 for the build, then 1, 2, ...
+    additions = sorted(a for a in frame["addition"].dropna().unique())
+    batch_of = {addition: number for number, addition in enumerate(additions, start=1)}
+    frame["batch"] = frame["addition"].map(batch_of).fillna(0).astype("int64")
+    return sort_pool(frame.drop(columns="addition"))
+
+
+def _store_entries(
+    pool: Pool, entries: pd.DataFrame, topics: dict[str, int], *, addition: PoolAddition | None
+) -> None:
+    orders = entries["order"].astype("Int64")
+    PoolEntry.objects.bulk_create(
+        (
+            PoolEntry(
+                pool=pool,
+                topic_id=topics[query_id],
+                docno=doc_id,
+                best_rank=int(best_rank),
+                n_runs=int(n_runs),
+                stratum=int(stratum),
+                inclusion_probability=float(probability),
+                sampled=bool(sampled),
+                order=None if pd.isna(order) else int(order),
+                addition=addition,
+            )
+            for query_id, doc_id, best_rank, n_runs, stratum, probability, sampled, order in zip(
+                entries["query_id"],
+                entries["doc_id"],
+                entries["best_rank"],
+                entries["n_runs"],
+                entries["stratum"],
+                entries["inclusion_probability"],
+                entries["sampled"],
+                orders,
+                strict=True,
+            )
+        ),
+        batch_size=5000,
+    )
+
+
+def order_lines(entries: pd.DataFrame) -> Iterator[str]:
+    """Each topic's documents to judge in presentation order: `topic order docno` lines."""
+    yield "topic\torder\tdocno\n"
+    to_judge = sort_pool(entries[entries["sampled"]])
+    for query_id, order, doc_id in zip(
+        to_judge["query_id"], to_judge["order"], to_judge["doc_id"], strict=True
+    ):
+        yield f"{query_id}\t{order}\t{doc_id}\n"

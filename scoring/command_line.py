@@ -8,7 +8,6 @@ report a bad input as one line naming the file and line of its first problem.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,6 +18,7 @@ import pyarrow as pa
 from pooling.trec_io import InputError, read_run
 from scoring.measures.catalog import MeasureError
 from scoring.measures.params import ParamError
+from workbench.streams import discard_stdout
 
 
 class UsageError(ValueError):
@@ -31,7 +31,7 @@ def guarded(program: str, command: Callable[[], int], stderr: TextIO) -> int:
         return command()
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, as the C tools do.
-        _discard_stdout()
+        discard_stdout()
         return 0
     except InputError as error:
         stderr.write(f"{program}: {first_problem(error)}\n")
@@ -40,15 +40,6 @@ def guarded(program: str, command: Callable[[], int], stderr: TextIO) -> int:
     except (UsageError, MeasureError, ParamError) as error:
         stderr.write(f"{program}: {error}\n")
     return 2
-
-
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null so that flushing it at exit cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def run_file_names(arguments: Sequence[str]) -> list[str]:

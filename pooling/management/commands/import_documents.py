@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
-from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.management.commands._common import campaign_or_error, existing_file, pool_or_error
 from pooling.trec_io import DOCUMENT_FORMATS, InputError
 
 
@@ -17,10 +17,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="campaign slug")
         parser.add_argument("--format", choices=DOCUMENT_FORMATS, help="default: detect")
-        parser.add_argument(
+        only = parser.add_mutually_exclusive_group()
+        only.add_argument(
             "--only-docnos",
             type=Path,
-            help="load only the docnos listed in this file (one per line), e.g. a pool's",
+            help="load only the docnos listed in this file (the first word of each line)",
+        )
+        only.add_argument(
+            "--only-pool", type=int, metavar="POOL_ID", help="load only the documents of this pool"
         )
         parser.add_argument("files", nargs="+")
 
@@ -30,6 +34,11 @@ class Command(BaseCommand):
         if options["only_docnos"]:
             listing = existing_file(str(options["only_docnos"]))
             only = frozenset(line.split()[0] for line in listing.open() if line.strip())
+        elif options["only_pool"] is not None:
+            pool = pool_or_error(options["only_pool"])
+            if pool.campaign_id != campaign.pk:
+                raise CommandError(f"pool {pool.pk} belongs to campaign {pool.campaign.slug}")
+            only = frozenset(pool.entries.values_list("docno", flat=True))
         for path in options["files"]:
             file = existing_file(path)
             with (

@@ -1,0 +1,39 @@
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from pooling import services
+from pooling.management.commands._common import campaign_or_error, spec_or_error
+from pooling.strategies import add_pool_spec_arguments
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a pool from every run of a campaign and store it: depth-k "
+        "(--depth 20), stratified (--stratum 21-100:0.8 ...) or both."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument("--name", default="", help="a name for the pool (default: its strata)")
+        add_pool_spec_arguments(parser)
+
+    def handle(self, *args: object, **options: object) -> None:
+        campaign = campaign_or_error(options["campaign"])
+        spec = spec_or_error(options)
+        n_runs = campaign.runs.count()
+        with tqdm(
+            total=n_runs, desc="ranking runs", unit=" runs", disable=None, file=self.stderr
+        ) as bar:
+            try:
+                pool = services.pool_build(
+                    campaign=campaign, spec=spec, name=options["name"], progress=bar.update
+                )
+            except services.PoolBuildError as error:
+                raise CommandError(str(error)) from None
+        entries = pool.entries.count()
+        sampled = pool.entries.filter(sampled=True).count()
+        topics = pool.entries.values("topic").distinct().count()
+        self.stdout.write(
+            f"pool {pool.pk} ({pool.name}): {entries} entries over {topics} topics, "
+            f"{sampled} to judge, from {n_runs} runs"
+        )

@@ -1,0 +1,26 @@
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from pooling import services
+from pooling.management.commands._common import pool_or_error
+
+
+class Command(BaseCommand):
+    help = "Add late runs to a depth-k pool: only their new documents are added."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--pool", type=int, required=True, help="pool id")
+        parser.add_argument("--run", action="append", required=True, help="run tag (repeatable)")
+
+    def handle(self, *args: object, **options: object) -> None:
+        pool = pool_or_error(options["pool"])
+        runs = list(pool.campaign.runs.filter(tag__in=options["run"]))
+        missing = sorted(set(options["run"]) - {run.tag for run in runs})
+        if missing:
+            raise CommandError(
+                f"no run tagged {', '.join(missing)} in campaign {pool.campaign.slug}"
+            )
+        try:
+            addition = services.pool_add_runs(pool=pool, runs=runs)
+        except services.PoolBuildError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"pool {pool.pk}: added {addition.entries.count()} entries")

@@ -1,0 +1,110 @@
+"""Building, storing and extending pools from a campaign's runs."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+
+from pooling import services
+from pooling.models import PoolEntry
+from pooling.strategies import PoolSpec, Stratum, build_pool, write_pool_tsv
+from pooling.trec_io import read_run_cache
+from tests.helpers import make_campaign, make_run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign():
+    campaign = make_campaign(topics=("1", "2"))
+    make_run(campaign, "a", {"1": ["d1", "d2", "d3", "d4"], "2": ["e1", "e2"]})
+    make_run(campaign, "b", {"1": ["d3", "d5", "d6"], "2": ["e2", "e3", "e4"]})
+    return campaign
+
+
+def stored(pool) -> dict[tuple[str, str], tuple]:
+    return {
+        (e.topic.topic_id, e.docno): (e.best_rank, e.n_runs, e.stratum, e.sampled)
+        for e in pool.entries.select_related("topic")
+    }
+
+
+def test_depth_pool_is_stored_with_its_spec_and_runs(campaign, organiser):
+    pool = services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=2, seed=5), created_by=organiser
+    )
+    assert stored(pool) == {
+        ("1", "d1"): (1, 1, 1, True),
+        ("1", "d2"): (2, 1, 1, True),
+        ("1", "d3"): (1, 1, 1, True),
+        ("1", "d5"): (2, 1, 1, True),
+        ("2", "e1"): (1, 1, 1, True),
+        ("2", "e2"): (1, 2, 1, True),
+        ("2", "e3"): (2, 1, 1, True),
+    }
+    assert pool.spec == PoolSpec(depth=2, seed=5).to_dict()
+    assert pool.name == "1-2:1.0"
+    assert sorted(pool.runs.values_list("tag", flat=True)) == ["a", "b"]
+    orders = sorted(pool.entries.filter(topic__topic_id="1").values_list("order", flat=True))
+    assert orders == [1, 2, 3, 4]
+
+
+def test_stored_pool_equals_the_core_pool_byte_for_byte(campaign):
+    spec = PoolSpec(depth=1, strata=(Stratum(2, 4, 0.5),), seed=11)
+    pool = services.pool_build(campaign=campaign, spec=spec)
+    runs = [read_run_cache(run.cache_file.path).to_pandas() for run in campaign.runs.all()]
+    expected, got = io.StringIO(), io.StringIO()
+    write_pool_tsv(build_pool(pd.concat(runs), spec), expected)
+    write_pool_tsv(services.pool_entries_frame(pool), got)
+    assert got.getvalue() == expected.getvalue()
+    assert PoolEntry.objects.filter(pool=pool, sampled=False).exists()
+
+
+def test_campaign_without_runs_builds_nothing():
+    campaign = make_campaign()
+    with pytest.raises(services.PoolBuildError, match="campaign trec-x has no runs to pool"):
+        services.pool_build(campaign=campaign, spec=PoolSpec(depth=10))
+    assert not campaign.pools.exists()
+
+
+def test_late_run_adds_only_its_new_documents(campaign):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    before = {e.pk: (e.docno, e.order, e.best_rank, e.n_runs) for e in pool.entries.all()}
+    late = make_run(campaign, "late", {"1": ["d9", "d1"], "2": ["e7"]})
+    addition = services.pool_add_runs(pool=pool, runs=[late])
+    after = {e.pk: (e.docno, e.order, e.best_rank, e.n_runs) for e in pool.entries.all()}
+    assert {pk: after[pk] for pk in before} == before
+    added = pool.entries.filter(addition=addition).select_related("topic")
+    assert sorted((e.topic.topic_id, e.docno, e.order) for e in added) == [
+        ("1", "d9", 5),
+        ("2", "e7", 4),
+    ]
+    assert "late" in pool.runs.values_list("tag", flat=True)
+
+
+def test_adding_a_run_twice_or_to_a_sampled_pool_is_refused(campaign):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    with pytest.raises(services.PoolBuildError, match="already in the pool: a"):
+        services.pool_add_runs(pool=pool, runs=[campaign.runs.get(tag="a")])
+    sampled = services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),))
+    )
+    late = make_run(campaign, "late", {"1": ["d9"]})
+    count = sampled.entries.count()
+    with pytest.raises(services.PoolBuildError, match="rebuild a sampled pool instead"):
+        services.pool_add_runs(pool=sampled, runs=[late])
+    assert sampled.entries.count() == count
+    assert not sampled.additions.exists()
+
+
+def test_judged_pairs_lists_judged_documents_once(campaign, assessor, assessor2):
+    from judging import services as judging
+
+    topic = campaign.topics.get(topic_id="1")
+    for user in (assessor, assessor2):
+        judging.judgment_record(assessor=user, topic=topic, docno="d1", relevance=0, aspects={})
+    judging.judgment_record(assessor=assessor, topic=topic, docno="d2", relevance=0, aspects={})
+    pairs = services.judged_pairs(campaign)
+    assert sorted(map(tuple, pairs.to_numpy().tolist())) == [("1", "d1"), ("1", "d2")]
