@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
@@ -18,7 +20,7 @@ import pyarrow as pa
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, F, Max, Q
 from django.utils.text import get_valid_filename
 
 from pooling import trec_io
@@ -466,3 +468,78 @@ def order_lines(entries: pd.DataFrame) -> Iterator[str]:
         to_judge["query_id"], to_judge["order"], to_judge["doc_id"], strict=True
     ):
         yield f"{query_id}\t{order}\t{doc_id}\n"
+
+
+# Ranking the campaign's runs takes about half a second at TREC scale; the
+# pool form asks again at every keystroke, so keep the last few rankings.
+# Runs never change once stored, so their ids identify a ranking.
+_RANKED_CACHE: OrderedDict[tuple[int, ...], RankedRuns] = OrderedDict()
+_RANKED_CACHE_SIZE = 4
+_RANKED_LOCK = threading.Lock()
+
+
+def ranked_runs_cached(
+    campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None
+) -> RankedRuns:
+    """`ranked_runs`, reusing a ranking of the same runs at least as deep."""
+    runs = list(campaign.runs.all()) if runs is None else list(runs)
+    key = tuple(sorted(run.pk for run in runs))
+    with _RANKED_LOCK:
+        cached = _RANKED_CACHE.get(key)
+        if cached is not None and (cached.depth is None or cached.depth >= max_depth):
+            _RANKED_CACHE.move_to_end(key)
+            return cached
+    ranked = ranked_runs(campaign, max_depth=max_depth, runs=runs)
+    with _RANKED_LOCK:
+        _RANKED_CACHE[key] = ranked
+        while len(_RANKED_CACHE) > _RANKED_CACHE_SIZE:
+            _RANKED_CACHE.popitem(last=False)
+    return ranked
+
+
+@dataclass(frozen=True)
+class TopicStats:
+    topic_id: str
+    title: str
+    entries: int
+    to_judge: int
+    judged: int
+    strata: list[tuple[int, int, int, float]]  # (stratum, entries, drawn, probability)
+
+
+def pool_topic_stats(pool: Pool) -> list[TopicStats]:
+    """Per topic: entries, sampled entries, how many are judged, and each stratum's draw."""
+    rows = (
+        pool.entries.values("topic_id", "stratum")
+        .annotate(
+            entries=Count("id"),
+            drawn=Count("id", filter=Q(sampled=True)),
+            probability=Max("inclusion_probability"),
+        )
+        .order_by("topic_id", "stratum")
+    )
+    # A judged entry: some judgment of its topic has its docno (the reverse
+    # relation keeps pooling free of a judging import).
+    judged = dict(
+        pool.entries.filter(sampled=True, topic__judgments__docno=F("docno"))
+        .values("topic_id")
+        .annotate(n=Count("id", distinct=True))
+        .values_list("topic_id", "n")
+    )
+    by_topic: dict[int, list[tuple[int, int, int, float]]] = {}
+    for row in rows:
+        by_topic.setdefault(row["topic_id"], []).append(
+            (row["stratum"], row["entries"], row["drawn"], row["probability"])
+        )
+    return [
+        TopicStats(
+            topic_id=topic.topic_id,
+            title=topic.title,
+            entries=sum(s[1] for s in by_topic[topic.pk]),
+            to_judge=sum(s[2] for s in by_topic[topic.pk]),
+            judged=judged.get(topic.pk, 0),
+            strata=by_topic[topic.pk],
+        )
+        for topic in pool.campaign.topics.all()
+        if topic.pk in by_topic
+    ]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from pooling import views
+from pooling import pool_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -10,4 +10,17 @@ urlpatterns = [
     path("<slug:slug>/topics/", views.topics_upload, name="topics_upload"),
     path("<slug:slug>/documents/", views.documents_upload, name="documents_upload"),
     path("<slug:slug>/runs/", views.runs_upload, name="runs_upload"),
+    path("<slug:slug>/pools/new/", pool_views.pool_new, name="pool_new"),
+    path("<slug:slug>/pools/whatif/", pool_views.pool_whatif, name="pool_whatif"),
+    path("<slug:slug>/pools/<int:pool_id>/", pool_views.pool_detail, name="pool_detail"),
+    path(
+        "<slug:slug>/pools/<int:pool_id>/add-runs/",
+        pool_views.pool_add_runs,
+        name="pool_add_runs",
+    ),
+    path(
+        "<slug:slug>/pools/<int:pool_id>/export/<str:kind>/",
+        pool_views.pool_export,
+        name="pool_export",
+    ),
 ]

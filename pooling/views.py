@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -53,6 +53,9 @@ def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
         "topics": campaign.topics.all(),
         "n_documents": campaign.documents.count(),
         "runs": runs,
+        "pools": campaign.pools.annotate(
+            n_entries=Count("entries"), n_sampled=Count("entries", filter=Q(entries__sampled=True))
+        ),
         "topic_form": forms.get("topic_form") or TopicUploadForm(),
         "document_form": forms.get("document_form") or DocumentUploadForm(),
         "run_form": forms.get("run_form") or RunUploadForm(),

@@ -1,0 +1,240 @@
+"""Organiser pages for pools: choose a strategy against the budget, build, inspect, export."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from pooling import services
+from pooling.budget import DEFAULT_DEPTHS, fit_depth, fit_scale, run_contributions, whatif
+from pooling.models import Campaign, Pool
+from pooling.strategies import PRESETS, PoolSpec, PoolSpecError, parse_pool_spec, pool_tsv_lines
+from workbench.roles import organiser_required
+
+DEFAULT_PRESET = "depth-20"
+
+
+def _campaign(slug: str) -> Campaign:
+    return get_object_or_404(Campaign, slug=slug)
+
+
+def _pool(slug: str, pool_id: int) -> Pool:
+    return get_object_or_404(
+        Pool.objects.select_related("campaign"), pk=pool_id, campaign__slug=slug
+    )
+
+
+@dataclass(frozen=True)
+class SpecForm:
+    """The strategy fields of the pool form, as typed, and the spec they give."""
+
+    depth: str
+    strata: str
+    seed: str
+    order: str
+    spec: PoolSpec | None
+    error: str = ""
+
+    @classmethod
+    def from_query(cls, data: Any) -> SpecForm:
+        preset = PRESETS.get(data.get("preset", "")) if "depth" not in data else None
+        if preset is not None or not data:
+            spec = (preset or PRESETS[DEFAULT_PRESET]).spec
+            return cls(
+                depth=str(spec.depth or ""),
+                strata=" ".join(str(s) for s in spec.strata),
+                seed=str(data.get("seed", "0")),
+                order="shuffled",
+                spec=spec,
+            )
+        fields = {
+            "depth": data.get("depth", "").strip(),
+            "strata": data.get("strata", "").strip(),
+            "seed": data.get("seed", "0").strip() or "0",
+            "order": data.get("order", "shuffled"),
+        }
+        try:
+            spec = parse_pool_spec(
+                depth=fields["depth"] or None,
+                strata=fields["strata"].split(),
+                topic_depths=(),
+                seed=fields["seed"],
+                order=fields["order"],
+            )
+        except PoolSpecError as error:
+            return cls(**fields, spec=None, error=str(error))
+        return cls(**fields, spec=spec)
+
+
+@organiser_required
+def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """Choose a strategy, see its cost against the budget, and build the pool."""
+    campaign = _campaign(slug)
+    form = SpecForm.from_query(request.POST if request.method == "POST" else request.GET)
+    if request.method == "POST" and form.spec is not None:
+        try:
+            pool = services.pool_build(
+                campaign=campaign,
+                spec=form.spec,
+                name=request.POST.get("name", "").strip(),
+                created_by=request.user,
+            )
+        except services.PoolBuildError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Pool {pool.name} built: {pool.entries.count()} entries.")
+            response = redirect("pooling:pool_detail", slug=campaign.slug, pool_id=pool.pk)
+            if request.htmx:
+                response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
+            return response
+    context = {"campaign": campaign, "form": form, "presets": PRESETS.values()}
+    context |= _whatif_context(campaign, form)
+    return render(request, "pooling/pool_new.html", context)
+
+
+@organiser_required
+def pool_whatif(request: HttpRequest, slug: str) -> HttpResponse:
+    """The what-if panel alone, refreshed by htmx as the strategy fields change."""
+    campaign = _campaign(slug)
+    form = SpecForm.from_query(request.GET)
+    context = {"campaign": campaign, "form": form} | _whatif_context(campaign, form)
+    return render(request, "pooling/pool_new.html#whatif", context)
+
+
+def _whatif_context(campaign: Campaign, form: SpecForm) -> dict[str, Any]:
+    if not campaign.runs.exists():
+        return {"whatif_error": "Upload runs first: a pool is built from them."}
+    if form.spec is None:
+        return {"whatif_error": form.error}
+    specs = [form.spec]
+    deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)
+    ranked = services.ranked_runs_cached(campaign, max_depth=deepest)
+    judged = services.judged_pairs(campaign)
+    table = whatif(ranked, depths=DEFAULT_DEPTHS, specs=specs, judged=judged).totals
+    depth_rows = table[table["depth"].notna()]
+    chosen = table[table["depth"].isna()].iloc[0]
+    budget = campaign.judgment_budget
+    context: dict[str, Any] = {
+        "rows": depth_rows.to_dict(orient="records"),
+        "chosen": chosen.to_dict(),
+        "budget": budget,
+        "over_budget": budget is not None and chosen["needed"] > budget,
+        "chart": _chart(
+            list(depth_rows["depth"].astype(int)),
+            list(depth_rows["needed"].astype(int)),
+            budget=budget,
+            chosen=int(chosen["needed"]),
+        ),
+    }
+    if budget is not None:
+        fit = fit_depth(ranked, budget, judged=judged)
+        context["fit_depth"] = fit
+        # Past the runs' deepest rank every depth gives the same pool.
+        context["fits_everything"] = fit is not None and fit.depth >= ranked.deepest_rank
+        context["deepest_rank"] = ranked.deepest_rank
+        if form.spec.strata and not form.spec.is_depth_only:
+            scale = fit_scale(ranked, form.spec, budget, judged=judged)
+            context["fit_scale"] = scale
+            context["scale_judges_all"] = scale is not None and scale.spec.is_depth_only
+    return context
+
+
+def _chart(
+    depths: list[int], sizes: list[int], *, budget: int | None, chosen: int
+) -> dict[str, Any]:
+    """Coordinates for the pool-size-by-depth SVG: a polyline, ticks and guide lines."""
+    width, height, left, bottom, top = 560, 200, 56, 28, 10
+    ceiling = max([*sizes, chosen, budget or 0, 1]) * 1.1
+    low, high = depths[0], depths[-1]
+
+    def x(depth: float) -> float:
+        return left + (depth - low) / max(high - low, 1) * (width - left - 10)
+
+    def y(value: float) -> float:
+        return top + (1 - value / ceiling) * (height - top - bottom)
+
+    return {
+        "width": width,
+        "height": height,
+        "points": " ".join(f"{x(d):.1f},{y(s):.1f}" for d, s in zip(depths, sizes, strict=True)),
+        "dots": [
+            {"x": x(d), "y": y(s), "depth": d, "size": s}
+            for d, s in zip(depths, sizes, strict=True)
+        ],
+        "x_ticks": [{"x": x(d), "label": d} for d in depths],
+        "y_ticks": [{"y": y(v), "label": round(v)} for v in (0, ceiling / 2, ceiling / 1.1)],
+        "budget_y": y(budget) if budget is not None else None,
+        "chosen_y": y(chosen),
+        "left": left,
+        "right": width - 10,
+        "baseline": height - bottom,
+    }
+
+
+@organiser_required
+def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
+    pool = _pool(slug, pool_id)
+    spec = PoolSpec.from_dict(pool.spec)
+    runs = list(pool.runs.all())
+    contributions = []
+    if runs:
+        ranked = services.ranked_runs_cached(pool.campaign, max_depth=spec.max_depth, runs=runs)
+        contributions = run_contributions(ranked, depth=spec.max_depth).to_dict(orient="records")
+    late = pool.campaign.runs.exclude(pk__in=[run.pk for run in runs])
+    return render(
+        request,
+        "pooling/pool_detail.html",
+        {
+            "campaign": pool.campaign,
+            "pool": pool,
+            "spec": spec,
+            "topics": services.pool_topic_stats(pool),
+            "contributions": contributions,
+            "late_runs": late if spec.is_depth_only else [],
+            "additions": pool.additions.prefetch_related("runs"),
+            "command": " ".join(
+                ["python manage.py build_pool --campaign", pool.campaign.slug, *spec.to_args()]
+            ),
+        },
+    )
+
+
+@organiser_required
+def pool_export(request: HttpRequest, slug: str, pool_id: int, kind: str) -> HttpResponse:
+    """The pool as TSV, or each topic's documents in presentation order."""
+    pool = _pool(slug, pool_id)
+    if kind not in ("tsv", "order"):
+        raise Http404(f"no export {kind!r}: use tsv or order")
+    entries = services.pool_entries_frame(pool)
+    topic = request.GET.get("topic")
+    if topic:
+        entries = entries[entries["query_id"] == topic]
+    lines = pool_tsv_lines(entries) if kind == "tsv" else services.order_lines(entries)
+    suffix = f"-topic-{topic}" if topic else ""
+    name = (
+        f"{pool.campaign.slug}-pool-{pool.pk}{suffix}-{'entries' if kind == 'tsv' else 'order'}.tsv"
+    )
+    response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@organiser_required
+@require_POST
+def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
+    pool = _pool(slug, pool_id)
+    runs = list(pool.campaign.runs.filter(pk__in=request.POST.getlist("runs")))
+    try:
+        addition = services.pool_add_runs(pool=pool, runs=runs, created_by=request.user)
+    except services.PoolBuildError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request, f"Added {addition.entries.count()} entries from {len(runs)} run(s)."
+        )
+    return redirect("pooling:pool_detail", slug=slug, pool_id=pool.pk)
