@@ -8,8 +8,11 @@ from dataclasses import dataclass
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
+from judging import services as judging_services
+from judging.overlap import OverlapSpec
 from pooling import services as pooling_services
-from pooling.models import Campaign
+from pooling.models import Campaign, Pool
+from pooling.strategies import PoolSpec, parse_strata
 from workbench import demo_content
 from workbench.roles import ORGANISER_GROUP
 
@@ -28,11 +31,18 @@ DEMO_GUIDELINES = (
 )
 
 
+# Depth 10 judged in full, ranks 11-50 sampled: a small stratified pool.
+DEMO_POOL_SPEC = PoolSpec(depth=10, strata=parse_strata("11-50:0.3"), seed=2019)
+DEMO_PRIMARY = {"assessor1": ("1", "2", "3"), "assessor2": ("4", "5")}
+DEMO_OVERLAP = OverlapSpec(k=2, fraction=0.2, seed=2019)
+
+
 @dataclass(frozen=True)
 class DemoSummary:
     campaign: Campaign
     users: dict[str, str]
     new_runs: int
+    pool: Pool
 
 
 @transaction.atomic
@@ -66,7 +76,24 @@ def demo_load() -> DemoSummary:
         pooling_services.runs_import(
             campaign=campaign, uploads=uploads, uploaded_by=users["organiser"]
         )
-    return DemoSummary(campaign, dict(DEMO_USERS), len(uploads))
+    pool = campaign.pools.order_by("pk").first() or _demo_pool(campaign, users)
+    return DemoSummary(campaign, dict(DEMO_USERS), len(uploads), pool)
+
+
+def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:
+    """The demo's pool, its primary assessors and some overlap for agreement."""
+    pool = pooling_services.pool_build(
+        campaign=campaign, spec=DEMO_POOL_SPEC, name="demo pool", created_by=users["organiser"]
+    )
+    for username, topic_ids in DEMO_PRIMARY.items():
+        judging_services.assignments_create(
+            pool=pool,
+            topics=campaign.topics.filter(topic_id__in=topic_ids),
+            assessors=[users[username]],
+        )
+    assessors = [users[username] for username in DEMO_PRIMARY]
+    judging_services.overlap_assign(pool=pool, spec=DEMO_OVERLAP, assessors=assessors)
+    return pool
 
 
 def _demo_users() -> dict[str, User]:

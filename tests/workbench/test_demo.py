@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
-from pooling.models import Campaign, Document, Run, Topic
+from judging.models import Assignment, OverlapItem
+from pooling.models import Campaign, Document, PoolEntry, Run, Topic
 from workbench import demo_content
 from workbench.demo import DEMO_USERS
 from workbench.roles import is_organiser
@@ -22,6 +23,13 @@ def snapshot() -> dict[str, object]:
         "documents": list(Document.objects.values_list("docno", "title", "text")),
         "runs": list(Run.objects.values_list("tag", "sha256", "line_count", "depth")),
         "campaigns": Campaign.objects.count(),
+        "pool_entries": list(
+            PoolEntry.objects.order_by("pk").values_list("docno", "stratum", "sampled", "order")
+        ),
+        "assignments": list(
+            Assignment.objects.values_list("topic__topic_id", "assessor__username", "kind")
+        ),
+        "overlap_items": OverlapItem.objects.count(),
     }
 
 
@@ -62,3 +70,29 @@ def test_demo_runs_retrieve_mostly_on_topic_documents_first():
     top10 = [line.split() for line in run if line.split()[3] in {str(r) for r in range(1, 11)}]
     on_topic = sum(docs[docno].topic_id == topic for topic, _, docno, *_ in top10)
     assert on_topic / len(top10) > 0.8
+
+
+def test_demo_has_a_pool_ready_to_judge_with_overlap():
+    call_command("load_demo", stdout=io.StringIO())
+    campaign = Campaign.objects.get(slug="demo")
+    pool = campaign.pools.get()
+    assert pool.spec["strata"] == ["11-50:0.3"]
+    assert pool.entries.filter(sampled=False).exists()
+    primaries = sorted(
+        Assignment.objects.filter(kind="primary").values_list(
+            "topic__topic_id", "assessor__username"
+        )
+    )
+    assert primaries == [
+        ("1", "assessor1"),
+        ("2", "assessor1"),
+        ("3", "assessor1"),
+        ("4", "assessor2"),
+        ("5", "assessor2"),
+    ]
+    overlap = Assignment.objects.filter(kind="overlap")
+    assert {a.assessor.username for a in overlap} == {"assessor1", "assessor2"}
+    # Every overlap item is one the topic's primary assessor also judges.
+    for assignment in overlap:
+        assert all(entry.sampled for entry in assignment.queue())
+    assert OverlapItem.objects.count() > 0
