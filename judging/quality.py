@@ -60,9 +60,14 @@ def agreement_report(pool: Pool) -> AgreementReport:
     return report
 
 
+def policy_of(pool: Pool) -> PoolPolicy:
+    """The pool's stored policy, or the default one (unsaved: reading writes nothing)."""
+    return PoolPolicy.objects.filter(pool=pool).first() or PoolPolicy(pool=pool)
+
+
 def disagreements(pool: Pool) -> pd.DataFrame:
     """The adjudication queue under the pool's disagreement mode, worst first."""
-    policy = PoolPolicy.objects.get_or_create(pool=pool)[0]
+    policy = policy_of(pool)
     table = frames.judgments_frame(pool)
     if table.empty:
         return table
@@ -78,7 +83,7 @@ def disagreements(pool: Pool) -> pd.DataFrame:
 
 def final_labels(pool: Pool) -> pd.DataFrame:
     """Every judged item's final label under the pool's stored policy, with provenance."""
-    policy = PoolPolicy.objects.get_or_create(pool=pool)[0]
+    policy = policy_of(pool)
     return labels.final_labels(
         frames.judgments_frame(pool),
         frames.adjudications_frame(pool),

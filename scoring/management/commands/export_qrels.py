@@ -1,0 +1,62 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from pooling.models import Pool
+from scoring import services
+from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
+from workbench.streams import quiet_on_closed_stdout
+
+
+class Command(BaseCommand):
+    help = (
+        "Export a pool's final labels as qrels in one format (--format, to --out or "
+        "standard output), or as a zip bundle with a manifest (--bundle FILE.zip)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--pool", type=int, required=True, help="pool id")
+        output = parser.add_mutually_exclusive_group(required=True)
+        output.add_argument("--format", choices=list(FORMATS), help="one format")
+        output.add_argument("--bundle", type=Path, help="write a zip bundle here")
+        parser.add_argument(
+            "--formats",
+            default="qrels,aspects,correctness,stratified,infap",
+            help="formats in the bundle, comma-separated (default: %(default)s)",
+        )
+        parser.add_argument("--out", type=Path, help="with --format: write here (default: stdout)")
+        parser.add_argument(
+            "--aspect", help="twoaspects: the aspect besides relevance (default credibility)"
+        )
+
+    @quiet_on_closed_stdout
+    def handle(self, *args: object, **options: object) -> None:
+        try:
+            pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
+        except Pool.DoesNotExist:
+            raise CommandError(f"no pool with id {options['pool']}") from None
+        try:
+            if options["bundle"]:
+                formats = [f.strip() for f in options["formats"].split(",") if f.strip()]
+                data = services.qrels_bundle(
+                    pool=pool, formats=formats, two_aspect=options["aspect"]
+                )
+                options["bundle"].write_bytes(data)
+                self.stderr.write(f"wrote {options['bundle']} ({len(data):,} bytes)")
+                return
+            files = services.qrels_export(
+                pool=pool, fmt=options["format"], two_aspect=options["aspect"]
+            )
+        except ExportError as error:
+            raise CommandError(str(error)) from None
+        qrels, *extra = files
+        if options["out"] is None:
+            self.stdout.write(qrels.text, ending="")
+            if extra:
+                self.stderr.write(f"{INCLUSION_FILE} is written only with --out")
+            return
+        options["out"].write_bytes(qrels.data)
+        for file in extra:
+            (options["out"].parent / file.name).write_bytes(file.data)
+        written = ", ".join(str(options["out"].parent / f.name) for f in extra)
+        self.stderr.write(f"wrote {options['out']}" + (f" and {written}" if written else ""))

@@ -1,0 +1,212 @@
+"""qrels exports of a pool: one file, or a bundle with its manifest.
+
+The labels are the pool's final labels under its stored policy
+(`judging.quality.final_labels`); the files are written by the pure core
+`scoring.exports`. The same state always gives byte-identical files; in a
+bundle only `exported_at` in the manifest changes from one export to the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from django.db.models import Max
+from django.utils import timezone
+
+from judging import quality
+from judging.models import Adjudication, JudgmentEvent
+from pooling import services as pooling_services
+from pooling.models import Pool
+from pooling.trec_io import topic_sort_key
+from scoring import exports
+from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
+
+TIE_RULE = "score descending, then docno descending (byte order); the rank column is ignored"
+PROVENANCE_FILE = "provenance.tsv"
+MANIFEST_FILE = "manifest.json"
+# Fixed entry times keep a bundle's bytes a function of its contents.
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+__all__ = ["ExportError", "ExportFile", "qrels_bundle", "qrels_export"]
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    name: str
+    text: str
+
+    @property
+    def data(self) -> bytes:
+        return self.text.encode("utf-8")
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True)
+class PoolState:
+    """Everything an export reads from the database, read once."""
+
+    pool: Pool
+    labels: pd.DataFrame
+    entries: pd.DataFrame
+    aspects: tuple[str, ...]
+    answers: dict[str, int]
+
+
+def pool_state(pool: Pool) -> PoolState:
+    return PoolState(
+        pool=pool,
+        labels=quality.final_labels(pool),
+        entries=pooling_services.pool_entries_frame(pool),
+        aspects=pool.campaign.schema.aspect_ids,
+        answers=_answers(pool),
+    )
+
+
+def qrels_export(
+    *, pool: Pool, fmt: str, two_aspect: str | None = None, state: PoolState | None = None
+) -> list[ExportFile]:
+    """One format's files: the qrels, and inclusion.tsv beside stratified qrels."""
+    state = state or pool_state(pool)
+    frame = exports.export_frame(
+        fmt,
+        labels=state.labels,
+        entries=state.entries,
+        aspects=state.aspects,
+        answers=state.answers,
+        two_aspect=two_aspect,
+    )
+    files = [ExportFile(FORMATS[fmt].file, exports.render(fmt, frame))]
+    if fmt == "stratified":
+        files.append(ExportFile(INCLUSION_FILE, exports.inclusion_text(state.entries)))
+    return files
+
+
+def qrels_bundle(*, pool: Pool, formats: list[str], two_aspect: str | None = None) -> bytes:
+    """A zip of the formats' files, provenance.tsv and manifest.json."""
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        raise ExportError(f"choose formats among {', '.join(FORMATS)}; got {formats!r}")
+    state = pool_state(pool)
+    files: dict[str, ExportFile] = {}
+    for fmt in dict.fromkeys(formats):
+        for file in qrels_export(pool=pool, fmt=fmt, two_aspect=two_aspect, state=state):
+            files[file.name] = file
+    files[PROVENANCE_FILE] = ExportFile(PROVENANCE_FILE, provenance_text(state.labels))
+    manifest = export_manifest(state, list(dict.fromkeys(formats)), files, two_aspect)
+    files[MANIFEST_FILE] = ExportFile(MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, files[name].data)
+    return buffer.getvalue()
+
+
+def provenance_text(labels: pd.DataFrame) -> str:
+    """Where each final label came from, one line per item: topic, docno, relevance,
+    provenance, number of judgments, assessors, and whose judgments decided it."""
+    rows = exports.sort_items(labels)
+    lines = ["topic\tdocno\trelevance\tprovenance\tjudgments\tassessors\tdecided_by\n"]
+    for row in rows.itertuples(index=False):
+        lines.append(
+            f"{row.query_id}\t{row.doc_id}\t{row.relevance}\t{row.provenance}\t"
+            f"{row.n_judgments}\t{','.join(row.assessors)}\t{','.join(row.decided_by)}\n"
+        )
+    return "".join(lines)
+
+
+def export_manifest(
+    state: PoolState, formats: list[str], files: dict[str, ExportFile], two_aspect: str | None
+) -> dict[str, Any]:
+    pool = state.pool
+    policy = quality.policy_of(pool)
+    manifest: dict[str, Any] = {
+        "campaign": {"slug": pool.campaign.slug, "name": pool.campaign.name},
+        "pool": {"id": pool.pk, "name": pool.name, "spec": pool.spec},
+        "tie_rule": TIE_RULE,
+        "label_policy": policy.label_policy,
+        "disagreement_mode": policy.disagreement_mode,
+        "formats": {fmt: FORMATS[fmt].description for fmt in formats},
+        "counts": _counts(state),
+        "agreement": quality.agreement_report(pool).summary(),
+        "runs": [
+            {"tag": run.tag, "file": run.original_name, "sha256": run.sha256}
+            for run in pool.runs.order_by("tag")
+        ],
+        "files": {
+            name: {"sha256": file.sha256, "lines": file.text.count("\n")}
+            for name, file in sorted(files.items())
+        },
+        "state_as_of": _state_time(pool),
+        "exported_at": timezone.now().isoformat(timespec="seconds"),
+    }
+    if "correctness" in formats:
+        manifest["correctness_mapping"] = exports.CORRECTNESS_MAPPING
+        manifest["accepted_answers"] = dict(sorted(state.answers.items()))
+    if "twoaspects" in formats:
+        manifest["twoaspects_aspect"] = two_aspect or (
+            "credibility" if "credibility" in state.aspects else state.aspects[0]
+        )
+    return manifest
+
+
+def _counts(state: PoolState) -> dict[str, Any]:
+    """Per topic and in total: pooled, sampled, judged (sampled with a final label), unjudged."""
+    entries = state.entries
+    judged_keys = set(zip(state.labels["query_id"], state.labels["doc_id"], strict=True))
+    judged = [
+        (q, d) in judged_keys and s
+        for q, d, s in zip(entries["query_id"], entries["doc_id"], entries["sampled"], strict=True)
+    ]
+    frame = entries.assign(judged=judged)
+    per_topic = {}
+    for topic, group in frame.groupby("query_id", sort=False):
+        sampled = int(group["sampled"].sum())
+        judged_here = int(group["judged"].sum())
+        per_topic[str(topic)] = {
+            "pooled": len(group),
+            "sampled": sampled,
+            "judged": judged_here,
+            "unjudged": sampled - judged_here,
+        }
+    ordered = dict(sorted(per_topic.items(), key=lambda item: topic_sort_key(item[0])))
+    total = {
+        key: sum(c[key] for c in ordered.values())
+        for key in ("pooled", "sampled", "judged", "unjudged")
+    }
+    return {"total": total, "topics": ordered}
+
+
+def _answers(pool: Pool) -> dict[str, int]:
+    """Each topic's accepted answer (extra 'answer'), where it is a whole number."""
+    answers = {}
+    for topic_id, extra in pool.campaign.topics.values_list("topic_id", "extra"):
+        try:
+            answers[topic_id] = int(extra["answer"])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return answers
+
+
+def _state_time(pool: Pool) -> str:
+    """When the exported state last changed: the latest judgment or adjudication."""
+    times = [
+        pool.created_at,
+        JudgmentEvent.objects.filter(topic__campaign=pool.campaign).aggregate(t=Max("at"))["t"],
+        Adjudication.objects.filter(topic__campaign=pool.campaign).aggregate(t=Max("decided_at"))[
+            "t"
+        ],
+        *pool.additions.values_list("created_at", flat=True),
+    ]
+    return max(t for t in times if t is not None).isoformat(timespec="seconds")
