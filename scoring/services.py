@@ -23,9 +23,15 @@ from judging import quality
 from judging.models import Adjudication, JudgmentEvent
 from pooling import services as pooling_services
 from pooling.models import Pool
-from pooling.trec_io import topic_sort_key
+from pooling.strategies import PoolSpec
+from pooling.trec_io import read_run_cache, topic_sort_key
 from scoring import exports
+from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
+from scoring.measures.catalog import TREC, MeasureError
+from scoring.measures.params import ParamError
+from scoring.measures.rankings import EvalOptions
+from scoring.sample_eval import evaluate_sample
 
 TIE_RULE = "score descending, then docno descending (byte order); the rank column is ignored"
 PROVENANCE_FILE = "provenance.tsv"
@@ -33,7 +39,14 @@ MANIFEST_FILE = "manifest.json"
 # Fixed entry times keep a bundle's bytes a function of its contents.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
-__all__ = ["ExportError", "ExportFile", "qrels_bundle", "qrels_export"]
+__all__ = [
+    "ExportError",
+    "ExportFile",
+    "ScoringError",
+    "pool_scores",
+    "qrels_bundle",
+    "qrels_export",
+]
 
 
 @dataclass(frozen=True)
@@ -210,3 +223,47 @@ def _state_time(pool: Pool) -> str:
         *pool.additions.values_list("created_at", flat=True),
     ]
     return max(t for t in times if t is not None).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------
+# Scores
+
+
+class ScoringError(ValueError):
+    """Runs that cannot be scored against this pool yet; the message says why."""
+
+
+DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "bpref", "recip_rank")
+INFERRED_MEASURES = ("infAP", "infNDCG")
+
+
+def pool_scores(
+    *, pool: Pool, measures: list[str] | None = None, per_topic: bool = False
+) -> pd.DataFrame:
+    """Every run of the campaign scored against the pool's current final labels.
+
+    trec_eval measures as `-c -M 1000` computes them (missing topics count 0),
+    and for a sampled pool sample_eval's infAP and infNDCG from its strata.
+    Columns: run_id, query_id ("all" for the means), measure, value.
+    """
+    state = pool_state(pool)
+    if state.labels.empty:
+        raise ScoringError("nothing is judged in this pool yet")
+    try:
+        requested = TREC.select(list(measures or DEFAULT_MEASURES))
+    except (MeasureError, ParamError) as error:
+        raise ScoringError(str(error)) from None
+    runs = [read_run_cache(run.cache_file.path) for run in pool.campaign.runs.order_by("tag")]
+    qrels = state.labels[["query_id", "doc_id", "relevance"]]
+    options = EvalOptions(complete=True, max_docs_per_topic=1000)
+    frames = [evaluate(qrels, runs, requested, options).to_frame()]
+    if not PoolSpec.from_dict(pool.spec).is_depth_only:
+        stratified = exports.export_frame(
+            "stratified", labels=state.labels, entries=state.entries, aspects=state.aspects
+        )
+        inferred = evaluate_sample(stratified, runs).to_frame()
+        frames.append(inferred[inferred["measure"].isin(INFERRED_MEASURES)])
+    scores = pd.concat(frames, ignore_index=True).drop(columns="run")
+    if not per_topic:
+        scores = scores[scores["query_id"] == "all"]
+    return scores.reset_index(drop=True)

@@ -10,6 +10,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("campaigns/", include("pooling.urls")),
     path("judge/", include("judging.urls")),
+    path("scores/", include("scoring.urls")),
     path("api/", include("workbench.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from judging import services as judging
-from judging.models import Assignment, Judgment
+from judging.models import Judgment
 from pooling.models import Pool, Run
 from scoring import services
 from scoring.exports import NOT_SAMPLED, ExportError
@@ -27,35 +27,6 @@ from scoring.trec_eval import main as trec_eval
 from workbench import demo_content
 
 pytestmark = pytest.mark.django_db
-
-
-def labels_for(docno: str, topic_id: str, assessor: str) -> tuple[int, dict[str, int]]:
-    """What the demo generator meant, with assessor2 disagreeing now and then."""
-    doc = DOCS[docno]
-    relevance = doc.relevance if doc.topic_id == topic_id else 0
-    if assessor == "assessor2" and int(docno[-2:]) % 5 == 0:
-        relevance = 0 if relevance else 1
-    if relevance == 0:
-        return 0, {}
-    return relevance, {"effectiveness": int(docno[-1]) % 4, "credibility": int(docno[-1]) % 2}
-
-
-DOCS = {d.docno: d for d in demo_content.documents()}
-
-
-@pytest.fixture
-def pool() -> Pool:
-    call_command("load_demo", stdout=io.StringIO())
-    pool = Pool.objects.get()
-    for assignment in Assignment.objects.select_related("assessor", "topic"):
-        for entry in assignment.queue():
-            relevance, aspects = labels_for(
-                entry.docno, assignment.topic.topic_id, assignment.assessor.username
-            )
-            judging.judgment_submit(
-                assignment=assignment, docno=entry.docno, relevance=relevance, aspects=aspects
-            )
-    return pool
 
 
 def export(pool: Pool, fmt: str, **kwargs) -> str:

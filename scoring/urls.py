@@ -1,0 +1,10 @@
+from django.urls import path
+
+from scoring import views
+
+app_name = "scoring"
+urlpatterns = [
+    path("pools/<int:pool_id>/", views.pool_scores, name="pool_scores"),
+    path("pools/<int:pool_id>/qrels/<str:fmt>/", views.qrels_download, name="qrels_download"),
+    path("pools/<int:pool_id>/bundle/", views.bundle_download, name="bundle_download"),
+]

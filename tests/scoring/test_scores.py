@@ -1,0 +1,156 @@
+"""Scoring the campaign's runs against a pool: service, page, downloads and API."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from pooling.models import Run
+from scoring import services
+from scoring.trec_eval import main as trec_eval
+from tests.helpers import make_campaign, make_pool
+
+pytestmark = pytest.mark.django_db
+
+
+def trec_eval_map(pool, tmp_path, tag: str) -> str:
+    (tmp_path / "qrels").write_text(services.qrels_export(pool=pool, fmt="qrels")[0].text)
+    (tmp_path / "run").write_bytes(Run.objects.get(tag=tag).original_file.read())
+    out = io.StringIO()
+    trec_eval(
+        ["-c", "-M", "1000", "-m", "map", str(tmp_path / "qrels"), str(tmp_path / "run")],
+        out,
+        io.StringIO(),
+    )
+    return out.getvalue().split()[-1]
+
+
+def test_scores_equal_trec_eval_on_the_exported_qrels(pool, tmp_path):
+    scores = services.pool_scores(pool=pool)
+    assert set(scores["run_id"]) == {f"demo-run{i}" for i in range(1, 9)}
+    # In trec_eval's order of measures, then the inferred ones.
+    assert list(dict.fromkeys(scores["measure"])) == [
+        "map",
+        "bpref",
+        "recip_rank",
+        "P_10",
+        "ndcg_cut_10",
+        "infAP",
+        "infNDCG",
+    ]
+    value = scores[(scores.run_id == "demo-run3") & (scores.measure == "map")]["value"].item()
+    assert f"{value:.4f}" == trec_eval_map(pool, tmp_path, "demo-run3")
+
+
+def test_per_topic_scores(pool):
+    scores = services.pool_scores(pool=pool, measures=["P.5"], per_topic=True)
+    assert set(scores["query_id"]) == {"1", "2", "3", "4", "5", "all"}
+
+
+def test_bad_measure_and_empty_pool_are_explained(pool, organiser):
+    with pytest.raises(services.ScoringError, match="unknown measure 'nosuch'"):
+        services.pool_scores(pool=pool, measures=["nosuch"])
+    empty = make_pool(make_campaign("other"), {"301": ["d1"]})
+    with pytest.raises(services.ScoringError, match="nothing is judged"):
+        services.pool_scores(pool=empty)
+
+
+def test_scores_page_ranks_runs_by_the_first_measure(organiser_client, pool):
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[pool.pk]), {"measures": "map P.10"}
+    ).content.decode()
+    assert '<th class="num">map</th>' in page
+    assert "infAP" in page
+    scores = services.pool_scores(pool=pool, measures=["map"])
+    best = scores[scores.measure == "map"].sort_values("value", ascending=False).iloc[0]["run_id"]
+    assert page.index(best) < min(
+        page.index(f"demo-run{i}") for i in range(1, 9) if f"demo-run{i}" != best
+    )
+    download = organiser_client.get(
+        reverse("scoring:pool_scores", args=[pool.pk]), {"measures": "map", "download": "tsv"}
+    )
+    assert download.content.decode().splitlines()[0] == "run_id\tmap\tinfAP\tinfNDCG"
+
+
+def test_scores_page_shows_errors(organiser_client, pool):
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[pool.pk]), {"measures": "nosuch"}
+    ).content.decode()
+    assert "unknown measure" in page
+
+
+def test_qrels_and_bundle_downloads(organiser_client, pool):
+    response = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"]))
+    assert response.content.decode() == services.qrels_export(pool=pool, fmt="qrels")[0].text
+    inclusion = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "inclusion"]))
+    assert inclusion.content.decode().startswith("topic\tdocno\tstratum\tinclusion_probability\n")
+    assert (
+        organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "xml"])).status_code
+        == 404
+    )
+    bundle = organiser_client.get(
+        reverse("scoring:bundle_download", args=[pool.pk]), {"formats": ["qrels", "infap"]}
+    )
+    assert sorted(zipfile.ZipFile(io.BytesIO(bundle.content)).namelist()) == [
+        "manifest.json",
+        "provenance.tsv",
+        "qrels.txt",
+        "qrels_infap.txt",
+    ]
+
+
+def test_an_export_that_cannot_be_made_is_409(organiser_client, pool):
+    pool.campaign.topics.update(extra={})
+    response = organiser_client.get(
+        reverse("scoring:qrels_download", args=[pool.pk, "correctness"])
+    )
+    assert response.status_code == 409
+    assert "accepted answer" in response.content.decode()
+
+
+def test_pool_page_links_every_format(organiser_client, pool):
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[pool.campaign.slug, pool.pk])
+    ).content.decode()
+    for fmt in (
+        "qrels",
+        "aspects",
+        "correctness",
+        "twoaspects",
+        "threeaspects",
+        "stratified",
+        "infap",
+    ):
+        assert reverse("scoring:qrels_download", args=[pool.pk, fmt]) in page
+
+
+def test_api_fetches_qrels_bundle_and_scores(organiser, pool):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
+    qrels = api.get(f"/api/pools/{pool.pk}/qrels/aspects/")
+    assert qrels.content.decode() == services.qrels_export(pool=pool, fmt="aspects")[0].text
+    assert (
+        api.get(f"/api/pools/{pool.pk}/bundle/", {"formats": "qrels"})["Content-Type"]
+        == "application/zip"
+    )
+    scores = api.get(f"/api/pools/{pool.pk}/scores/", {"measure": ["map", "P.10"]}).json()
+    assert {row["measure"] for row in scores} == {"map", "P_10", "infAP", "infNDCG"}
+    assert all(row["query_id"] == "all" for row in scores)
+    assert api.get(f"/api/pools/{pool.pk}/scores/", {"measure": "nosuch"}).status_code == 409
+
+
+def test_assessors_cannot_fetch_qrels_or_scores(assessor, assessor_client, pool):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=assessor).key}")
+    assert api.get(f"/api/pools/{pool.pk}/qrels/qrels/").status_code == 403
+    assert api.get(f"/api/pools/{pool.pk}/scores/").status_code == 403
+    assert assessor_client.get(reverse("scoring:pool_scores", args=[pool.pk])).status_code == 403
+    assert (
+        assessor_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"])).status_code
+        == 403
+    )
