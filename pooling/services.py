@@ -98,7 +98,8 @@ def topics_import(
     with transaction.atomic():
         existing = {t.topic_id: t for t in campaign.topics.select_for_update()}
         next_position = (campaign.topics.aggregate(p=Max("position"))["p"] or 0) + 1
-        new, changed = [], []
+        new: list[Topic] = []
+        changed: list[Topic] = []
         for record in topics:
             fields = {
                 "title": record.title,

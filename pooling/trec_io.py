@@ -454,7 +454,7 @@ def validate_run_for_campaign(
         log.count_unlisted(max(0, bad.num_rows - log.limit))
 
 
-def write_run_cache(run: ParsedRun, path: str | Path) -> None:
+def write_run_cache(run: ParsedRun, path: str | Path | IO[bytes]) -> None:
     """Store the parsed rows (query_id, doc_id, score) as Parquet.
 
     Dictionary-encoding only the topic column: docnos are nearly all distinct
