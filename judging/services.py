@@ -7,13 +7,16 @@ the later value wins and every change appends a JudgmentEvent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from judging import frames
+from judging.judgment_files import ImportedJudgment
 from judging.models import (
     Adjudication,
     Assignment,
@@ -24,7 +27,7 @@ from judging.models import (
 )
 from judging.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from pooling.label_schema import LabelSchema
-from pooling.models import Pool, PoolEntry, Topic
+from pooling.models import Campaign, Pool, PoolEntry, Topic
 
 # One visit longer than this is a forgotten tab, not work.
 MAX_SECONDS_PER_VISIT = 30 * 60
@@ -334,3 +337,91 @@ def adjudication_record(
 
 def adjudication_delete(*, topic: Topic, docno: str) -> None:
     Adjudication.objects.filter(topic=topic, docno=docno).delete()
+
+
+# --------------------------------------------------------------------------
+# Importing judgments made elsewhere
+
+
+@dataclass(frozen=True)
+class JudgmentImportResult:
+    created: int
+    updated: int
+    unchanged: int
+    new_assessors: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        text = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+        if self.new_assessors:
+            text += f"; new assessor accounts: {', '.join(self.new_assessors)}"
+        return text
+
+
+def judgments_import(
+    *, campaign: Campaign, rows: Sequence[ImportedJudgment], create_assessors: bool = False
+) -> JudgmentImportResult:
+    """Store checked judgments in one transaction, in bulk, with their events.
+
+    Rows come from `judgment_files` (already checked against the schema and
+    the campaign). Assessors without an account are an error unless
+    `create_assessors`, which makes accounts that cannot log in until an
+    organiser sets a password.
+    """
+    names = sorted({row.assessor for row in rows})
+    now = timezone.now()
+    with transaction.atomic():
+        users = {u.username: u for u in User.objects.filter(username__in=names)}
+        missing = [name for name in names if name not in users]
+        if missing and not create_assessors:
+            raise JudgmentError(f"no assessor account named {', '.join(missing)}")
+        for name in missing:
+            users[name] = User.objects.create_user(name, password=None)
+        topics = {t.topic_id: t for t in campaign.topics.all()}
+        existing = {
+            (j.assessor_id, j.topic_id, j.docno): j
+            for j in Judgment.objects.select_for_update().filter(
+                assessor__in=users.values(), topic__campaign=campaign
+            )
+        }
+        new: list[Judgment] = []
+        changed: list[Judgment] = []
+        events: list[JudgmentEvent] = []
+        unchanged = 0
+        for row in rows:
+            user, topic = users[row.assessor], topics[row.topic_id]
+            labels = {"relevance": row.relevance, **row.aspects}
+            judgment = existing.get((user.pk, topic.pk, row.docno))
+            if judgment is None:
+                new.append(
+                    Judgment(
+                        assessor=user,
+                        topic=topic,
+                        docno=row.docno,
+                        relevance=row.relevance,
+                        aspects=row.aspects,
+                    )
+                )
+                action, old = JudgmentEvent.CREATE, None
+            elif judgment.labels() == labels:
+                unchanged += 1
+                continue
+            else:
+                old = judgment.labels()
+                judgment.relevance, judgment.aspects, judgment.updated_at = (
+                    row.relevance,
+                    row.aspects,
+                    now,
+                )
+                changed.append(judgment)
+                action = JudgmentEvent.UPDATE
+            events.append(
+                JudgmentEvent(
+                    assessor=user, topic=topic, docno=row.docno, action=action, old=old, new=labels
+                )
+            )
+        Judgment.objects.bulk_create(new, batch_size=2000)
+        Judgment.objects.bulk_update(
+            changed, ["relevance", "aspects", "updated_at"], batch_size=2000
+        )
+        JudgmentEvent.objects.bulk_create(events, batch_size=2000)
+    return JudgmentImportResult(len(new), len(changed), unchanged, tuple(missing))

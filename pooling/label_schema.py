@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 NOT_ASKED = -1
+# The Decision track's code for an aspect that should have been judged and was
+# not; accepted only from imported judgments, never from an assessor.
+NOT_JUDGED = -2
 # Keys the judging screen keeps for itself: undo and the key map.
 RESERVED_KEYS = frozenset({"u", "?"})
 _ASPECT_WHEN = ("relevant", "always")
@@ -116,11 +119,14 @@ class LabelSchema:
     def aspects_asked(self, relevance: int) -> tuple[Question, ...]:
         return tuple(a for a in self.aspects if a.when == "always" or relevance > 0)
 
-    def clean(self, relevance: Any, aspects: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    def clean(
+        self, relevance: Any, aspects: dict[str, Any], *, allow_not_judged: bool = False
+    ) -> tuple[int, dict[str, int]]:
         """Check one judgment's labels; return them normalised.
 
         Aspects asked for this relevance are required; the others are stored
-        as NOT_ASKED whatever was sent. Raises LabelError with a message an
+        as NOT_ASKED whatever was sent. With `allow_not_judged` (imports), an
+        asked aspect may be NOT_JUDGED. Raises LabelError with a message an
         assessor can read.
         """
         rel = _as_int(relevance, self.relevance.name)
@@ -141,6 +147,9 @@ class LabelSchema:
             if raw in (None, ""):
                 raise LabelError(f"{aspect.name} is required when {self.relevance.name} is {rel}")
             value = _as_int(raw, aspect.name)
+            if allow_not_judged and value == NOT_JUDGED:
+                cleaned[aspect.id] = value
+                continue
             if value not in aspect.values:
                 raise LabelError(f"{aspect.name} must be one of {_value_list(aspect)}; got {value}")
             cleaned[aspect.id] = value

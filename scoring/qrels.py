@@ -98,12 +98,17 @@ STRATIFIED_QRELS = QrelsLayout(
 
 
 def read_qrels(
-    source: Source, *, name: str | None = None, layout: QrelsLayout = TREC_QRELS
+    source: Source,
+    *,
+    name: str | None = None,
+    layout: QrelsLayout = TREC_QRELS,
+    with_lines: bool = False,
 ) -> pd.DataFrame:
     """Read a qrels file into a frame with the layout's kept columns.
 
     `source` is a path or the file's bytes; `name` is the file name used in
-    problem reports. Raises `InputError` listing every problem found.
+    problem reports; `with_lines` adds each row's line number as `line`.
+    Raises `InputError` listing every problem found.
     """
     file = name or ("<bytes>" if isinstance(source, bytes) else str(source))
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
@@ -116,6 +121,8 @@ def read_qrels(
         log.add(0, "no qrels lines")
     if not log.ok:
         raise InputError.from_log(log)
+    if with_lines:
+        table = table.append_column("line", pa.array(lines, pa.int32()))
     return table.to_pandas()
 
 

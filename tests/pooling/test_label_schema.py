@@ -160,3 +160,13 @@ def test_key_map_lists_every_question_in_order():
     key_map = LabelSchema.default().key_map()
     assert [q["id"] for q in key_map] == ["relevance", "effectiveness", "credibility"]
     assert key_map[0]["grades"][2] == {"value": 2, "name": "Highly relevant", "key": "2"}
+
+
+def test_imports_may_mark_an_aspect_as_not_judged():
+    schema = LabelSchema.default()
+    assert schema.clean(1, {"effectiveness": -2, "credibility": 1}, allow_not_judged=True) == (
+        1,
+        {"effectiveness": -2, "credibility": 1},
+    )
+    with pytest.raises(LabelError, match="Effectiveness must be one of"):
+        schema.clean(1, {"effectiveness": -2, "credibility": 1})

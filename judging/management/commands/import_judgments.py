@@ -1,0 +1,44 @@
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from judging import services
+from judging.judgment_files import read_judgments_tsv
+from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.trec_io import InputError
+
+
+class Command(BaseCommand):
+    help = (
+        "Import judgments made elsewhere from a TSV file: assessor, topic, docno, rel and "
+        "the schema's aspects (default eff, cred). Every line is checked first; a file "
+        "with any problem stores nothing."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument(
+            "--create-assessors",
+            action="store_true",
+            help="make accounts (without a password) for assessors not yet known",
+        )
+        parser.add_argument("file")
+
+    def handle(self, *args: object, **options: object) -> None:
+        campaign = campaign_or_error(options["campaign"])
+        path = existing_file(options["file"])
+        known = (
+            None if options["create_assessors"] else User.objects.values_list("username", flat=True)
+        )
+        rows, log = read_judgments_tsv(
+            path.read_bytes(),
+            name=str(path),
+            schema=campaign.schema,
+            known_topics=campaign.topics.values_list("topic_id", flat=True),
+            known_assessors=known,
+        )
+        if not log.ok:
+            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
+        result = services.judgments_import(
+            campaign=campaign, rows=rows, create_assessors=options["create_assessors"]
+        )
+        self.stdout.write(f"{path}: judgments {result}")

@@ -1,0 +1,53 @@
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from judging import services
+from judging.judgment_files import judgments_from_qrels
+from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.trec_io import InputError
+from scoring.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
+
+LAYOUTS = {"qrels": TREC_QRELS, "aspects": THREE_ASPECT_QRELS}
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a qrels file made elsewhere as one assessor's judgments: trec_eval qrels "
+        "(topic 0 docno rel) or Decision-track aspect qrels (topic 0 docno rel eff cred). "
+        "Lines with rel < 0 (pooled, not judged) are skipped. A file with any problem "
+        "stores nothing."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument(
+            "--assessor", required=True, help="whose judgments these become, e.g. nist"
+        )
+        parser.add_argument("--format", choices=list(LAYOUTS), default="qrels")
+        parser.add_argument("file")
+
+    def handle(self, *args: object, **options: object) -> None:
+        campaign = campaign_or_error(options["campaign"])
+        path = existing_file(options["file"])
+        data = path.read_bytes()
+        layout = LAYOUTS[options["format"]]
+        try:
+            frame = read_qrels(data, name=str(path), layout=layout, with_lines=True)
+        except InputError as error:
+            raise CommandError(f"rejected, nothing stored:\n{error}") from None
+        aspects = campaign.schema.aspect_ids
+        columns = {}
+        if options["format"] == "aspects":
+            columns = dict(zip(("aspect_2", "aspect_3"), aspects, strict=False))
+        rows, log, skipped = judgments_from_qrels(
+            frame.to_dict(orient="records"),
+            frame["line"].tolist(),
+            name=str(path),
+            schema=campaign.schema,
+            known_topics=campaign.topics.values_list("topic_id", flat=True),
+            assessor=options["assessor"],
+            aspect_columns=columns,
+        )
+        if not log.ok:
+            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
+        result = services.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
+        self.stdout.write(f"{path}: judgments {result}; {skipped} unjudged lines skipped")

@@ -1,0 +1,187 @@
+"""import_judgments and import_qrels: every line checked, then stored in bulk, or nothing."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+
+from judging import services
+from judging.judgment_files import read_judgments_tsv
+from judging.models import Judgment, JudgmentEvent
+from pooling.label_schema import LabelSchema
+from tests.helpers import make_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+def call(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def stored() -> list[tuple]:
+    return sorted(
+        Judgment.objects.values_list(
+            "assessor__username", "topic__topic_id", "docno", "relevance", "aspects"
+        )
+    )
+
+
+def test_tsv_judgments_are_imported_with_events(tmp_path: Path, assessor):
+    make_campaign()
+    (tmp_path / "j.tsv").write_text(
+        "assessor\ttopic\tdocno\trel\teff\tcred\n"
+        "alice\t301\td1\t2\t3\t1\n"
+        "alice\t301\td2\t0\t-1\t-1\n"
+        "alice\t302\td3\t0\n"
+        "alice\t302\td4\t1\t-2\t0\n"
+    )
+    assert call("import_judgments", "--campaign", "trec-x", str(tmp_path / "j.tsv")).endswith(
+        "judgments 4 created, 0 updated, 0 unchanged\n"
+    )
+    assert stored() == [
+        ("alice", "301", "d1", 2, {"effectiveness": 3, "credibility": 1}),
+        ("alice", "301", "d2", 0, {"effectiveness": -1, "credibility": -1}),
+        ("alice", "302", "d3", 0, {"effectiveness": -1, "credibility": -1}),
+        ("alice", "302", "d4", 1, {"effectiveness": -2, "credibility": 0}),
+    ]
+    assert JudgmentEvent.objects.filter(action="create").count() == 4
+    (tmp_path / "again.tsv").write_text("alice\t301\td1\t2\t3\t1\nalice\t301\td2\t1\t0\t0\n")
+    assert call("import_judgments", "--campaign", "trec-x", str(tmp_path / "again.tsv")).endswith(
+        "judgments 0 created, 1 updated, 1 unchanged\n"
+    )
+    update = JudgmentEvent.objects.get(action="update")
+    assert (update.old["relevance"], update.new["relevance"]) == (0, 1)
+
+
+def test_a_bad_file_stores_nothing_and_names_each_line(tmp_path: Path, assessor):
+    make_campaign()
+    call_command(
+        "import_judgments",
+        "--campaign",
+        "trec-x",
+        str(_write(tmp_path, "ok.tsv", "alice\t301\tkeep\t1\t1\t1\n")),
+        stdout=io.StringIO(),
+    )
+    before = stored()
+    path = _write(
+        tmp_path,
+        "bad.tsv",
+        "alice\t301\td1\t2\t3\t1\n"
+        "nobody\t301\td2\t0\n"
+        "alice\t999\td3\t0\n"
+        "alice\t301\td4\t7\n"
+        "alice\t301\td5\t1\t3\n"
+        "alice\t301\td1\t1\t1\t1\n"
+        "alice\t301\n",
+    )
+    with pytest.raises(CommandError) as caught:
+        call("import_judgments", "--campaign", "trec-x", str(path))
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "rejected, nothing stored:"
+    assert lines[1:] == [
+        f"{path}:2: no assessor named 'nobody'",
+        f"{path}:3: topic '999' is not a topic of this campaign",
+        f"{path}:4: Relevance must be one of 0 (Not relevant), 1 (Relevant), 2 (Highly relevant); got 7",
+        f"{path}:5: Credibility is required when Relevance is 1",
+        f"{path}:6: alice judged docno 'd1' of topic '301' twice (first on line 1)",
+        f"{path}:7: expected 6 tab-separated columns (assessor topic docno rel effectiveness credibility), found 2",
+    ]
+    assert stored() == before
+
+
+def test_unknown_assessors_can_get_accounts(tmp_path: Path):
+    make_campaign()
+    out = call(
+        "import_judgments",
+        "--campaign",
+        "trec-x",
+        "--create-assessors",
+        str(_write(tmp_path, "j.tsv", "nist7\t301\td1\t0\n")),
+    )
+    assert out.endswith("new assessor accounts: nist7\n")
+    assert not User.objects.get(username="nist7").has_usable_password()
+
+
+def test_import_qrels_as_one_assessors_judgments(tmp_path: Path):
+    make_campaign()
+    path = _write(
+        tmp_path, "qrels.txt", "# from NIST\n301 0 d1 2\n301 0 d2 0\n302 0 d3 -1\n302 0 d4 1\n"
+    )
+    out = call("import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(path))
+    assert out.endswith(
+        "judgments 3 created, 0 updated, 0 unchanged; new assessor accounts: nist; 1 unjudged lines skipped\n"
+    )
+    # Plain qrels carry no aspects: a relevant document's aspects are "not judged".
+    assert ("nist", "301", "d1", 2, {"effectiveness": -2, "credibility": -2}) in stored()
+
+
+def test_import_aspect_qrels(tmp_path: Path):
+    make_campaign()
+    path = _write(tmp_path, "raw.txt", "301 0 d1 2 3 1\n301 0 d2 0 -1 -1\n302 0 d3 1 -2 0\n")
+    call(
+        "import_qrels",
+        "--campaign",
+        "trec-x",
+        "--assessor",
+        "nist",
+        "--format",
+        "aspects",
+        str(path),
+    )
+    assert stored() == [
+        ("nist", "301", "d1", 2, {"effectiveness": 3, "credibility": 1}),
+        ("nist", "301", "d2", 0, {"effectiveness": -1, "credibility": -1}),
+        ("nist", "302", "d3", 1, {"effectiveness": -2, "credibility": 0}),
+    ]
+
+
+def test_bad_qrels_store_nothing_with_file_and_line(tmp_path: Path):
+    make_campaign()
+    path = _write(tmp_path, "qrels.txt", "301 0 d1 2\n\n999 0 d2 1\n301 0 d3 5\n")
+    with pytest.raises(CommandError) as caught:
+        call("import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(path))
+    assert f"{path}:3: topic '999' is not a topic of this campaign" in str(caught.value)
+    assert f"{path}:4: Relevance must be one of" in str(caught.value)
+    malformed = _write(tmp_path, "m.txt", "301 0 d1\n")
+    with pytest.raises(CommandError, match=r"m\.txt:1:"):
+        call("import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(malformed))
+    assert not Judgment.objects.exists()
+    assert not User.objects.filter(username="nist").exists()
+
+
+def test_reader_accepts_any_assessor_when_accounts_will_be_made():
+    rows, log = read_judgments_tsv(
+        b"x\t301\td1\t0\n",
+        name="f",
+        schema=LabelSchema.default(),
+        known_topics={"301"},
+        known_assessors=None,
+    )
+    assert log.ok
+    assert rows[0].assessor == "x"
+
+
+def test_service_refuses_unknown_assessors_without_permission():
+    campaign = make_campaign()
+    rows, _ = read_judgments_tsv(
+        b"ghost\t301\td1\t0\n",
+        name="f",
+        schema=campaign.schema,
+        known_topics={"301"},
+        known_assessors=None,
+    )
+    with pytest.raises(services.JudgmentError, match="no assessor account named ghost"):
+        services.judgments_import(campaign=campaign, rows=rows)
+    assert not Judgment.objects.exists()
+
+
+def _write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text)
+    return path
