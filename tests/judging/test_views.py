@@ -23,7 +23,10 @@ def assignment(assessor) -> Assignment:
     make_documents(campaign, ["d1", "d2", "d3", "d9"])
     pool = make_pool(campaign, {"301": ["d1", "d2", "d3"], "302": ["d9"]})
     # Give the pool entries the kind of data an assessor must never see.
-    PoolEntry.objects.update(best_rank=777, n_runs=55, inclusion_probability=0.123456)
+    # Values no date, time or id can contain, so finding one in a page is a leak.
+    PoolEntry.objects.update(
+        best_rank=987654321, n_runs=123456789, inclusion_probability=0.123456789
+    )
     return services.assignments_create(
         pool=pool, topics=campaign.topics.filter(topic_id="301"), assessors=[assessor]
     )[0]
@@ -83,9 +86,9 @@ def test_pages_never_show_ranks_runs_scores_strata_or_others_labels(
     ]
     for page in (p.content.decode() for p in pages):
         for secret in (
-            "777",
-            "55",
-            "0.123",
+            "987654321",
+            "123456789",
+            "0.123456789",
             "d9",
             "bob",
             "stratum",
