@@ -17,35 +17,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+from common import ROOT, best_time, run_files
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def best_of(repeat: int, job: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def ensure_workload(directory: Path) -> list[Path]:
-    if not (directory / "runs").is_dir():
-        subprocess.run(
-            [sys.executable, str(ROOT / "bench" / "gen_workload.py"), "--out", str(directory)],
-            check=True,
-        )
-    return sorted((directory / "runs").glob("*.txt"))
 
 
 def baseline(files: list[Path]) -> None:
@@ -91,17 +70,17 @@ def main() -> None:
     parser.add_argument("workload", nargs="?", type=Path, default=ROOT / "bench" / "workload")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    files = ensure_workload(args.workload)
+    files = run_files(args.workload)
     lines = sum(1 for path in files for _ in path.open("rb"))
     topics = {line.split()[0] for line in files[0].read_text().splitlines()}
     print(f"{len(files)} run files, {lines:,} lines, {len(topics)} topics; best of {args.repeat}")
 
-    base = best_of(args.repeat, lambda: baseline(files))
+    base = best_time(lambda: baseline(files), args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
-        ours = best_of(args.repeat, lambda: core(files, topics, Path(tmp)))
+        ours = best_time(lambda: core(files, topics, Path(tmp)), args.repeat)
         setup_django(Path(tmp) / "data")
         counter = [0]
-        full = best_of(args.repeat, lambda: service(files, topics, counter))
+        full = best_time(lambda: service(files, topics, counter), args.repeat)
 
     print(f"pandas.read_csv(engine='pyarrow')      {base:7.3f} s")
     print(f"core: parse + validate + cache          {ours:7.3f} s   ratio {ours / base:4.2f}x")

@@ -39,7 +39,9 @@ import pandas as pd
 if TYPE_CHECKING:
     import polars as pl
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import ROOT, run_files
+
+sys.path.insert(0, str(ROOT))
 
 from pooling.budget import WhatIf, whatif
 from pooling.ranking import rank_run_caches
@@ -48,13 +50,6 @@ from pooling.trec_io import read_run, write_run_cache
 
 DEPTH = 100
 RUN_COLUMNS = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]
-
-
-def run_files(workload: Path) -> list[Path]:
-    files = sorted((workload / "runs").glob("*.txt"))
-    if not files:
-        raise SystemExit(f"no run files in {workload / 'runs'}")
-    return files
 
 
 def pool_with_workbench(files: list[Path]) -> pd.DataFrame:

@@ -17,13 +17,12 @@ import argparse
 import io
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytrec_eval
+from common import ROOT, best_time
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(ROOT))
 
 from scoring.trec_eval import main
 
@@ -55,15 +54,6 @@ def theirs(workload: Path) -> dict[str, dict[str, float]]:
             for measure in PYTREC_MEASURES
         }
     return means
-
-
-def best_time(job: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def check_agreement(workload: Path) -> None:

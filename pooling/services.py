@@ -28,6 +28,7 @@ from pooling.budget import spec_label
 from pooling.models import Campaign, Document, Pool, PoolAddition, PoolEntry, Run, Topic
 from pooling.ranking import RankedRuns, rank_run_caches
 from pooling.strategies import (
+    POOL_COLUMNS,
     PoolSpec,
     PoolSpecError,
     add_runs_to_pool,
@@ -392,39 +393,20 @@ def pool_add_runs(*, pool: Pool, runs: Sequence[Run], created_by: Any = None) ->
     return addition
 
 
+# The model field of each pool frame column; `batch` comes from the addition.
+_ENTRY_FIELDS = {"query_id": "topic__topic_id", "doc_id": "docno", "batch": "addition_id"}
+
+
 def pool_entries_frame(pool: Pool) -> pd.DataFrame:
     """The pool's entries as the pool frame of `pooling.strategies` (every entry)."""
-    rows = pool.entries.values_list(
-        "topic__topic_id",
-        "docno",
-        "best_rank",
-        "n_runs",
-        "stratum",
-        "inclusion_probability",
-        "sampled",
-        "order",
-        "addition_id",
-    )
-    frame = pd.DataFrame(
-        list(rows),
-        columns=[
-            "query_id",
-            "doc_id",
-            "best_rank",
-            "n_runs",
-            "stratum",
-            "inclusion_probability",
-            "sampled",
-            "order",
-            "addition",
-        ],
-    )
+    fields = [_ENTRY_FIELDS.get(column, column) for column in POOL_COLUMNS]
+    frame = pd.DataFrame(list(pool.entries.values_list(*fields)), columns=list(POOL_COLUMNS))
     frame["order"] = frame["order"].astype("Int64")
     # The pool frame numbers additions as batches: 0 for the build, then 1, 2, ...
-    additions = sorted(a for a in frame["addition"].dropna().unique())
+    additions = sorted(a for a in frame["batch"].dropna().unique())
     batch_of = {addition: number for number, addition in enumerate(additions, start=1)}
-    frame["batch"] = frame["addition"].map(batch_of).fillna(0).astype("int64")
-    return sort_pool(frame.drop(columns="addition"))
+    frame["batch"] = frame["batch"].map(batch_of).fillna(0).astype("int64")
+    return sort_pool(frame)
 
 
 def _store_entries(

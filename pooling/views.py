@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
@@ -83,66 +87,73 @@ def _uploaded(request: HttpRequest, campaign: Campaign, message: str) -> HttpRes
     return response
 
 
-@organiser_required
-@require_POST
-def topics_upload(request: HttpRequest, slug: str) -> HttpResponse:
+def _handle_upload(
+    request: HttpRequest,
+    slug: str,
+    which: str,
+    form_class: type[forms.Form],
+    store: Callable[[HttpRequest, Campaign, dict[str, Any]], str],
+) -> HttpResponse:
+    """Check the form, store the upload, and answer with the errors or a message."""
     campaign = _get_campaign_for_organiser(slug)
-    form = TopicUploadForm(request.POST, request.FILES)
+    form = form_class(request.POST, request.FILES)
     if not form.is_valid():
-        return _upload_response(request, campaign, "topic", form, None)
-    upload = form.cleaned_data["file"]
+        return _upload_response(request, campaign, which, form, None)
     try:
-        result = services.topics_import(
-            campaign=campaign,
-            data=upload.read(),
-            name=upload.name,
-            format=form.cleaned_data["format"] or None,
-        )
+        message = store(request, campaign, form.cleaned_data)
     except InputError as error:
-        return _upload_response(request, campaign, "topic", form, error)
-    return _uploaded(request, campaign, f"Topics from {upload.name}: {result}.")
+        return _upload_response(request, campaign, which, form, error)
+    return _uploaded(request, campaign, message)
 
 
-@organiser_required
-@require_POST
-def documents_upload(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _get_campaign_for_organiser(slug)
-    form = DocumentUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return _upload_response(request, campaign, "document", form, None)
-    upload = form.cleaned_data["file"]
-    try:
-        result = services.documents_import(
-            campaign=campaign,
-            stream=upload.open("rb"),
-            name=upload.name,
-            format=form.cleaned_data["format"] or None,
-        )
-    except InputError as error:
-        return _upload_response(request, campaign, "document", form, error)
-    return _uploaded(request, campaign, f"Documents from {upload.name}: {result}.")
+def _store_topics(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
+    upload = data["file"]
+    result = services.topics_import(
+        campaign=campaign, data=upload.read(), name=upload.name, format=data["format"] or None
+    )
+    return f"Topics from {upload.name}: {result}."
 
 
-@organiser_required
-@require_POST
-def runs_upload(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _get_campaign_for_organiser(slug)
-    form = RunUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return _upload_response(request, campaign, "run", form, None)
-    uploads = [services.RunUpload(f.name, f.read()) for f in form.cleaned_data["files"]]
+def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
+    upload = data["file"]
+    result = services.documents_import(
+        campaign=campaign,
+        stream=upload.open("rb"),
+        name=upload.name,
+        format=data["format"] or None,
+    )
+    return f"Documents from {upload.name}: {result}."
+
+
+def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
+    uploads = [services.RunUpload(f.name, f.read()) for f in data["files"]]
     try:
         runs = services.runs_import(
             campaign=campaign,
             uploads=uploads,
             uploaded_by=request.user,
-            keep_valid=form.cleaned_data["keep_valid"],
+            keep_valid=data["keep_valid"],
         )
     except services.RunsPartlyImported as error:
         if error.stored:
             messages.success(request, f"Stored {len(error.stored)} valid run(s).")
-        return _upload_response(request, campaign, "run", form, error)
-    except InputError as error:
-        return _upload_response(request, campaign, "run", form, error)
-    tags = ", ".join(run.tag for run in runs)
-    return _uploaded(request, campaign, f"Stored {len(runs)} run(s): {tags}.")
+        raise
+    return f"Stored {len(runs)} run(s): {', '.join(run.tag for run in runs)}."
+
+
+@organiser_required
+@require_POST
+def topics_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    return _handle_upload(request, slug, "topic", TopicUploadForm, _store_topics)
+
+
+@organiser_required
+@require_POST
+def documents_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    return _handle_upload(request, slug, "document", DocumentUploadForm, _store_documents)
+
+
+@organiser_required
+@require_POST
+def runs_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    return _handle_upload(request, slug, "run", RunUploadForm, _store_runs)

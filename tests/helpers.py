@@ -80,3 +80,33 @@ def make_pool(campaign: Campaign, entries: dict[str, list[str]], *, name: str = 
         for rank, docno in enumerate(docnos, start=1)
     )
     return pool
+
+
+# Pool-entry values no date, time or id can contain, so finding one in an
+# assessor's page or response means it leaked.
+HIDDEN_ENTRY_VALUES = {
+    "best_rank": 987654321,
+    "n_runs": 123456789,
+    "inclusion_probability": 0.123456789,
+}
+# What an assessor must never see: those values, the pool's vocabulary, and
+# the docno and name of another assessor's work in these tests (d9, bob).
+LEAK_MARKERS = (
+    *(str(value) for value in HIDDEN_ENTRY_VALUES.values()),
+    "stratum",
+    "inclusion",
+    "best_rank",
+    "n_runs",
+    "score",
+    "d9",
+    "bob",
+)
+
+
+def hide_values_in_pool_entries(pool) -> None:
+    pool.entries.update(**HIDDEN_ENTRY_VALUES)
+
+
+def assert_nothing_leaks(text: str, *extra: str) -> None:
+    for marker in (*LEAK_MARKERS, *extra):
+        assert marker not in text, f"{marker!r} is shown to an assessor"
