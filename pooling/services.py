@@ -455,8 +455,9 @@ def order_lines(entries: pd.DataFrame) -> Iterator[str]:
 
 # Ranking the campaign's runs takes about half a second at TREC scale; the
 # pool form asks again at every keystroke, so keep the last few rankings.
-# Runs never change once stored, so their ids identify a ranking.
-_RANKED_CACHE: OrderedDict[tuple[int, ...], RankedRuns] = OrderedDict()
+# A stored run never changes, but an id can be reused after a deletion, so
+# a ranking is known by its runs' ids and content hashes.
+_RANKED_CACHE: OrderedDict[tuple[tuple[int, str], ...], RankedRuns] = OrderedDict()
 _RANKED_CACHE_SIZE = 4
 _RANKED_LOCK = threading.Lock()
 
@@ -466,7 +467,7 @@ def ranked_runs_cached(
 ) -> RankedRuns:
     """`ranked_runs`, reusing a ranking of the same runs at least as deep."""
     runs = list(campaign.runs.all()) if runs is None else list(runs)
-    key = tuple(sorted(run.pk for run in runs))
+    key = tuple(sorted((run.pk, run.sha256) for run in runs))
     with _RANKED_LOCK:
         cached = _RANKED_CACHE.get(key)
         if cached is not None and (cached.depth is None or cached.depth >= max_depth):

@@ -108,3 +108,15 @@ def test_judged_pairs_lists_judged_documents_once(campaign, assessor, assessor2)
     judging.judgment_record(assessor=assessor, topic=topic, docno="d2", relevance=0, aspects={})
     pairs = services.judged_pairs(campaign)
     assert sorted(map(tuple, pairs.to_numpy().tolist())) == [("1", "d1"), ("1", "d2")]
+
+
+def test_cached_ranking_is_not_reused_for_a_new_run_with_an_old_id(campaign):
+    ranked = services.ranked_runs_cached(campaign, max_depth=10)
+    run = campaign.runs.get(tag="b")
+    run_id = run.pk
+    services.run_delete(run=run)
+    replacement = make_run(campaign, "c", {"1": ["x1"]})
+    type(replacement).objects.filter(pk=replacement.pk).update(id=run_id)
+    again = services.ranked_runs_cached(campaign, max_depth=10)
+    assert again is not ranked
+    assert set(again.table.column("run_id").to_pylist()) == {"a", "c"}
