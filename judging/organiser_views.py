@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 
@@ -75,6 +75,16 @@ def _assignments_context(pool: Pool) -> dict[str, Any]:
         "assessors": _assessor_accounts(),
         "per_assessor": sorted(per_assessor.items()),
     }
+
+
+@organiser_required
+def document_history_lookup(request: HttpRequest) -> HttpResponse:
+    """The history form's target: on to the history page of that topic and docno."""
+    topic = get_object_or_404(Topic, pk=request.GET.get("topic") or 0)
+    docno = request.GET.get("docno", "").strip()
+    if not docno:
+        raise Http404("give a docno")
+    return redirect("judging:document_history", topic.pk, docno)
 
 
 @organiser_required

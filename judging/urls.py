@@ -26,6 +26,7 @@ urlpatterns = [
         organiser_views.adjudicate,
         name="adjudicate",
     ),
+    path("history/", organiser_views.document_history_lookup, name="document_history_lookup"),
     path(
         "history/<int:topic_id>/<str:docno>/",
         organiser_views.document_history,

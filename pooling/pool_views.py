@@ -11,7 +11,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling import services
-from pooling.budget import DEFAULT_DEPTHS, fit_depth, fit_scale, run_contributions, whatif
+from pooling.budget import (
+    DEFAULT_DEPTHS,
+    fit_depth,
+    fit_scale,
+    run_contributions,
+    run_overlap,
+    whatif,
+)
 from pooling.models import Campaign, Pool
 from pooling.strategies import PRESETS, PoolSpec, PoolSpecError, parse_pool_spec, pool_tsv_lines
 from workbench.roles import organiser_required
@@ -181,10 +188,18 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
     pool = _pool(slug, pool_id)
     spec = PoolSpec.from_dict(pool.spec)
     runs = list(pool.runs.all())
-    contributions = []
+    contributions, overlap = [], None
     if runs:
         ranked = services.ranked_runs_cached(pool.campaign, max_depth=spec.max_depth, runs=runs)
         contributions = run_contributions(ranked, depth=spec.max_depth).to_dict(orient="records")
+        jaccard = run_overlap(ranked, depth=spec.max_depth).jaccard
+        overlap = {
+            "runs": list(jaccard.index),
+            "rows": [
+                (run, list(values))
+                for run, values in zip(jaccard.index, jaccard.to_numpy(), strict=True)
+            ],
+        }
     late = pool.campaign.runs.exclude(pk__in=[run.pk for run in runs])
     return render(
         request,
@@ -195,6 +210,7 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "spec": spec,
             "topics": services.pool_topic_stats(pool),
             "contributions": contributions,
+            "overlap": overlap,
             "late_runs": late if spec.is_depth_only else [],
             "additions": pool.additions.prefetch_related("runs"),
             "command": " ".join(

@@ -123,3 +123,19 @@ def test_policy_and_mode_are_stored(organiser_client, pool):
 def test_assessors_get_403(client, pool, name):
     client.force_login(make_user("zed"))
     assert client.get(reverse(f"judging:{name}", args=[pool.pk])).status_code == 403
+
+
+def test_history_lookup_leads_to_the_documents_history(organiser_client, pool):
+    topic = pool.campaign.topics.get()
+    response = organiser_client.get(
+        reverse("judging:document_history_lookup"), {"topic": topic.pk, "docno": " d01 "}
+    )
+    assert response.url == reverse("judging:document_history", args=[topic.pk, "d01"])
+    assert (
+        organiser_client.get(
+            reverse("judging:document_history_lookup"), {"topic": topic.pk, "docno": ""}
+        ).status_code
+        == 404
+    )
+    page = organiser_client.get(response.url).content.decode()
+    assert page.count("<td>ann</td>") == 2

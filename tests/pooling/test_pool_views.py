@@ -161,3 +161,13 @@ def test_assessors_cannot_see_or_export_a_pool(assessor_client, campaign):
         ).status_code
         == 403
     )
+
+
+def test_pool_page_shows_the_overlap_between_runs(organiser_client, campaign):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3))
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    ).content.decode()
+    # a's top 3: d1 d2 d3, e1 e2; b's: d3 d5 d6, e2 e3 e4: 2 shared of 9 in the union.
+    assert page.count('title="0.222">0.22</td>') == 2
+    assert page.count('title="1.000">1.00</td>') == 2
