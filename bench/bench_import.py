@@ -33,14 +33,20 @@ def baseline(files: list[Path]) -> None:
 
 
 def core(files: list[Path], topics: set[str], cache_dir: Path) -> None:
+    """What runs_import does before the database: read every file (in parallel
+    threads, as the service does), check it, and write its Parquet cache."""
     from pooling import trec_io
 
-    for index, path in enumerate(files):
+    def read_and_cache(indexed: tuple[int, Path]) -> None:
+        index, path = indexed
         run = trec_io.read_run(path)
         trec_io.validate_run_for_campaign(run, known_topics=topics, used_tags=())
         if not run.ok:
             raise SystemExit(str(trec_io.InputError.from_log(run.problems)))
         trec_io.write_run_cache(run, cache_dir / f"{index}.parquet")
+
+    for _ in trec_io.map_in_threads(read_and_cache, enumerate(files)):
+        pass
 
 
 def setup_django(data_dir: Path) -> None:

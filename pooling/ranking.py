@@ -20,9 +20,7 @@ Frames used here:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -36,6 +34,7 @@ from pooling.trec_io import (
     InputError,
     ParsedRun,
     Problem,
+    map_in_threads,
     read_run,
     read_run_cache,
     topic_sort_key,
@@ -293,7 +292,7 @@ def rank_run_files(
             progress(1)
         return result
 
-    results = _map_in_threads(read_and_rank, paths)
+    results = list(map_in_threads(read_and_rank, paths))
     tag_problems = _shared_tag_problems(results)
     total = sum(result.total for result in results) + len(tag_problems)
     if total:
@@ -315,14 +314,7 @@ def rank_run_caches(
             progress(1)
         return ranked
 
-    return _concat_ranked(_map_in_threads(read_and_rank, paths), max_depth)
-
-
-def _map_in_threads[T, R](function: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """`map` over a thread pool; Arrow and NumPy release the GIL while they parse and sort."""
-    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    with ThreadPoolExecutor(max_workers=max(1, workers or 1)) as executor:
-        return list(executor.map(function, items))
+    return _concat_ranked(list(map_in_threads(read_and_rank, paths)), max_depth)
 
 
 def _has_one_tag(parsed: ParsedRun) -> bool:

@@ -223,8 +223,10 @@ def runs_check(
     known = set(campaign.topics.values_list("topic_id", flat=True))
     used = set(campaign.runs.values_list("tag", flat=True))
     checked = []
-    for upload in progress(uploads):
-        run = trec_io.read_run(upload.data, name=upload.name)
+    parsed = trec_io.map_in_threads(lambda u: trec_io.read_run(u.data, name=u.name), uploads)
+    # Files are read in parallel; the campaign checks go in order, so that of
+    # two files with one tag the second is the one reported.
+    for run in progress(parsed):
         trec_io.validate_run_for_campaign(run, known_topics=known, used_tags=used)
         if run.table.num_rows:
             used.add(run.tag)
@@ -270,10 +272,11 @@ def _store_runs(
     campaign: Campaign, accepted: list[tuple[RunUpload, ParsedRun]], uploaded_by: Any
 ) -> list[Run]:
     saved_paths: list[str] = []
+    caches = trec_io.map_in_threads(_cache_bytes, [parsed for _, parsed in accepted])
     try:
         with transaction.atomic():
             runs = []
-            for upload, parsed in accepted:
+            for (upload, parsed), cache in zip(accepted, caches, strict=True):
                 summary = parsed.summary()
                 stem = get_valid_filename(parsed.tag) or "run"
                 run = Run(
@@ -289,9 +292,7 @@ def _store_runs(
                 )
                 run.original_file.save(f"{stem}.txt", ContentFile(upload.data), save=False)
                 saved_paths.append(run.original_file.name)
-                cache = io.BytesIO()
-                trec_io.write_run_cache(parsed, cache)
-                run.cache_file.save(f"{stem}.parquet", ContentFile(cache.getvalue()), save=False)
+                run.cache_file.save(f"{stem}.parquet", ContentFile(cache), save=False)
                 saved_paths.append(run.cache_file.name)
                 runs.append(run)
             return Run.objects.bulk_create(runs)
@@ -299,6 +300,12 @@ def _store_runs(
         for path in saved_paths:
             default_storage.delete(path)
         raise
+
+
+def _cache_bytes(parsed: ParsedRun) -> bytes:
+    cache = io.BytesIO()
+    trec_io.write_run_cache(parsed, cache)
+    return cache.getvalue()
 
 
 def run_delete(*, run: Run) -> None:
