@@ -271,35 +271,52 @@ class RunsPartlyImported(InputError):
 def _store_runs(
     campaign: Campaign, accepted: list[tuple[RunUpload, ParsedRun]], uploaded_by: Any
 ) -> list[Run]:
-    saved_paths: list[str] = []
-    caches = trec_io.map_in_threads(_cache_bytes, [parsed for _, parsed in accepted])
+    """Write each run's original and Parquet cache (in parallel threads, as
+    file writes release the GIL), then its row, in one transaction. If
+    anything fails, the files written are removed again."""
+    runs = [_run_row(campaign, upload, parsed, uploaded_by) for upload, parsed in accepted]
+    saved: list[str] = []
     try:
+        for paths in trec_io.map_in_threads(_save_run_files, zip(runs, accepted, strict=True)):
+            saved.extend(paths)
         with transaction.atomic():
-            runs = []
-            for (upload, parsed), cache in zip(accepted, caches, strict=True):
-                summary = parsed.summary()
-                stem = get_valid_filename(parsed.tag) or "run"
-                run = Run(
-                    campaign=campaign,
-                    tag=parsed.tag,
-                    uploaded_by=uploaded_by,
-                    original_name=upload.name[:255],
-                    sha256=hashlib.sha256(upload.data).hexdigest(),
-                    line_count=summary["lines"],
-                    topic_count=summary["topics"],
-                    depth=summary["depth"],
-                    documents_per_topic=summary["documents_per_topic"],
-                )
-                run.original_file.save(f"{stem}.txt", ContentFile(upload.data), save=False)
-                saved_paths.append(run.original_file.name)
-                run.cache_file.save(f"{stem}.parquet", ContentFile(cache), save=False)
-                saved_paths.append(run.cache_file.name)
-                runs.append(run)
             return Run.objects.bulk_create(runs)
     except BaseException:
-        for path in saved_paths:
+        for path in saved:
             default_storage.delete(path)
         raise
+
+
+def _run_row(campaign: Campaign, upload: RunUpload, parsed: ParsedRun, uploaded_by: Any) -> Run:
+    summary = parsed.summary()
+    return Run(
+        campaign=campaign,
+        tag=parsed.tag,
+        uploaded_by=uploaded_by,
+        original_name=upload.name[:255],
+        sha256=hashlib.sha256(upload.data).hexdigest(),
+        line_count=summary["lines"],
+        topic_count=summary["topics"],
+        depth=summary["depth"],
+        documents_per_topic=summary["documents_per_topic"],
+    )
+
+
+def _save_run_files(item: tuple[Run, tuple[RunUpload, ParsedRun]]) -> list[str]:
+    """Store one run's original file and cache; returns the storage names written."""
+    run, (upload, parsed) = item
+    stem = get_valid_filename(parsed.tag) or "run"
+    written = []
+    try:
+        run.original_file.save(f"{stem}.txt", ContentFile(upload.data), save=False)
+        written.append(run.original_file.name)
+        run.cache_file.save(f"{stem}.parquet", ContentFile(_cache_bytes(parsed)), save=False)
+        written.append(run.cache_file.name)
+    except BaseException:
+        for path in written:
+            default_storage.delete(path)
+        raise
+    return written
 
 
 def _cache_bytes(parsed: ParsedRun) -> bytes:

@@ -517,16 +517,20 @@ def pool_from_run_files(
 
 def pool_from_ranked(ranked: RankedRuns, spec: PoolSpec) -> pd.DataFrame:
     """The pool of runs already ranked (at least down to `spec.max_depth`)."""
-    return sample(stratify(ranked, spec), spec)
+    return sample(stratify(ranked, spec, order_full_strata=False), spec)
 
 
-def stratify(ranked: RankedRuns, spec: PoolSpec) -> pd.DataFrame:
+def stratify(ranked: RankedRuns, spec: PoolSpec, *, order_full_strata: bool = True) -> pd.DataFrame:
     """The documents of every stratum, and their place in the stratum's draw order.
 
     Columns: query_id, doc_id, best_rank, n_runs, stratum (as in the pool
     frame), size (documents in that topic and stratum) and draw (1-based
     position in the stratum's seeded draw order: a sample of k documents is
     those with draw <= k). Sorted by topic, then docno.
+
+    A stratum at rate 1.0 is drawn whole whatever the order, so building a
+    pool skips ordering it (`order_full_strata=False`: draw is 1 there);
+    scaling the rates down needs that order, so it is kept by default.
     """
     topics = sorted(pc.unique(ranked.table.column("query_id")).to_pylist(), key=topic_sort_key)
     strata = [spec.strata_for(topic) for topic in topics]
@@ -543,14 +547,21 @@ def stratify(ranked: RankedRuns, spec: PoolSpec) -> pd.DataFrame:
     # One draw per (topic, stratum), from a stream named by its bounds.
     most_strata = max(len(topic_strata) for topic_strata in strata)
     group_keys, group = np.unique(topic_index * most_strata + stratum - 1, return_inverse=True)
-    stream_names = []
-    for key in group_keys.tolist():
-        topic, number = divmod(key, most_strata)
-        bounds = strata[topic][number]
-        stream_names.append((spec.seed, "draw", topics[topic], bounds.lo, bounds.hi))
+    bounds = [strata[key // most_strata][key % most_strata] for key in group_keys.tolist()]
     documents["stratum"] = stratum
     documents["size"] = np.bincount(group)[group]
-    documents["draw"] = _positions_within(group, _keys_from_streams(group, stream_names))
+    ordered = np.array([order_full_strata or b.rate < 1.0 for b in bounds], dtype=bool)[group]
+    draw = np.ones(len(group), dtype=np.int64)
+    if ordered.any():
+        kept, ordered_group = np.unique(group[ordered], return_inverse=True)
+        stream_names = [
+            (spec.seed, "draw", topics[group_keys[g] // most_strata], bounds[g].lo, bounds[g].hi)
+            for g in kept.tolist()
+        ]
+        draw[ordered] = _positions_within(
+            ordered_group, _keys_from_streams(ordered_group, stream_names)
+        )
+    documents["draw"] = draw
     return documents
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pooling import trec_io
 from pooling.trec_io import InputError, ProblemLog
@@ -468,3 +470,31 @@ def test_fields_after_the_tag_can_be_ignored_for_scoring():
     assert reasons(lenient) == [(3, "expected 6 columns (topic Q0 docno rank score tag), found 3")]
     assert lenient.table.column("doc_id").to_pylist() == ["d1", "d2"]
     assert lenient.table.column("run_id").to_pylist() == ["t", "t"]
+
+
+def _fast_check(topics: list[str], docs: list[str]) -> bool:
+    codes = trec_io._dictionary(pa.array(topics)).indices.to_numpy()
+    return trec_io.surely_no_duplicate_pairs(codes, pa.array(docs))
+
+
+def test_fast_duplicate_check_proves_distinct_pairs():
+    assert _fast_check(["1", "1", "2"], ["d1", "d2", "d1"])
+    assert not _fast_check(["1", "2", "1"], ["d1", "d1", "d1"])
+
+
+def test_fast_duplicate_check_leaves_long_or_non_ascii_docnos_to_the_exact_check():
+    assert not _fast_check(["1", "1"], ["x" * 33, "y"])
+    assert not _fast_check(["1", "1"], ["caf\u00e9", "the"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["1", "2", "10"]), st.text("ab0\x00", min_size=1, max_size=20)),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_fast_duplicate_check_never_misses_a_duplicate(pairs):
+    topics, docs = [t for t, _ in pairs], [d for _, d in pairs]
+    if _fast_check(topics, docs):
+        assert len(set(pairs)) == len(pairs)
