@@ -287,6 +287,11 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
     delimiter, other = (b"\t", b" ") if b"\t" in data[: data.find(b"\n")] else (b" ", b"\t")
     if any(c in data for c in (other, b"\r", b"\v", b"\f")):
         return None
+    # A separator at either end of a line or next to another makes an empty
+    # field, which Arrow would count as a column; whitespace splitting does not.
+    empty_field = (delimiter * 2, b"\n" + delimiter, delimiter + b"\n")
+    if data.endswith(delimiter) or any(pattern in data for pattern in empty_field):
+        return None
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),

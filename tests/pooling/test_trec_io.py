@@ -67,6 +67,19 @@ def test_fast_and_general_parsers_agree():
     assert tables[0].equals(tables[2])
 
 
+@pytest.mark.parametrize(
+    "line",
+    [b" Q0 d2 2 1 t", b"301 Q0  2 1 t", b"301 Q0 d2 2 1 ", b"301\tQ0\td2\t2\t1\t"],
+    ids=["no topic", "no docno", "no tag", "no tag, tabs"],
+)
+def test_a_missing_field_padded_with_a_separator_is_not_an_empty_value(line):
+    separator = b"\t" if b"\t" in line else b" "
+    first = b"301 Q0 d1 1 2 t".replace(b" ", separator)
+    for ending in (b"\n", b""):
+        run = check(first + b"\n" + line + ending)
+        assert reasons(run) == [(2, "expected 6 columns (topic Q0 docno rank score tag), found 5")]
+
+
 def test_summary_counts_topics_lines_and_depth():
     data = b"".join(f"302 Q0 d{i} {i} {9 - i} t\n".encode() for i in range(3))
     summary = check(GOOD_RUN + data.replace(b" t\n", b" tagA\n")).summary()
