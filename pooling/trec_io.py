@@ -296,7 +296,13 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=list(RUN_COLUMNS), use_threads=False),
+            # One block for the whole file (up to 1 GiB): one chunk per column,
+            # so combining the chunks below copies nothing.
+            read_options=pacsv.ReadOptions(
+                column_names=list(RUN_COLUMNS),
+                use_threads=False,
+                block_size=min(len(data) + 1, 1 << 30),
+            ),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False
             ),
