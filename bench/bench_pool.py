@@ -39,7 +39,7 @@ import pandas as pd
 if TYPE_CHECKING:
     import polars as pl
 
-from common import ROOT, run_files
+from common import ARROW_MEMORY_POOL, ROOT, run_files
 
 sys.path.insert(0, str(ROOT))
 
@@ -187,6 +187,7 @@ def main() -> None:
 
     lines = sum(path.read_bytes().count(b"\n") for path in files)
     print(f"workload {args.workload}: {len(files)} run files, {lines:,} lines")
+    print(f"Arrow memory pool: {ARROW_MEMORY_POOL} (see pooling/arrow_memory.py)")
     ours = pool_with_workbench(files)  # also warms the page cache up
     for name, build in POLARS_VARIANTS.items():
         if not same_pool(ours, build(files)):

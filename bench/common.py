@@ -9,6 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pooling.arrow_memory import use_system_allocator  # noqa: E402
+
+# Measure the workbench as its processes run: PoolingConfig.ready() makes the
+# same call at startup (and ARROW_DEFAULT_MEMORY_POOL overrides it in both).
+ARROW_MEMORY_POOL = use_system_allocator()
 
 
 def run_files(workload: Path) -> list[Path]:
