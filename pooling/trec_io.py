@@ -12,7 +12,6 @@ accepted.
 from __future__ import annotations
 
 import codecs
-import io
 import json
 import os
 import re
@@ -288,14 +287,9 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
     delimiter, other = (b"\t", b" ") if b"\t" in data[: data.find(b"\n")] else (b" ", b"\t")
     if any(c in data for c in (other, b"\r", b"\v", b"\f")):
         return None
-    # A separator at either end of a line or next to another makes an empty
-    # field, which Arrow would count as a column; whitespace splitting does not.
-    empty_field = (delimiter * 2, b"\n" + delimiter, delimiter + b"\n")
-    if data.endswith(delimiter) or any(pattern in data for pattern in empty_field):
-        return None
     try:
         table = pacsv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(data),
             # One block for the whole file (up to 1 GiB): one chunk per column,
             # so combining the chunks below copies nothing.
             read_options=pacsv.ReadOptions(
@@ -307,9 +301,10 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
                 delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
+                # Q0 and rank are read (as cheap bytes) only to see that they
+                # are not empty.
                 column_types={column: pa.string() for column in RUN_COLUMNS}
-                | {"score": pa.float64()},
-                include_columns=["query_id", "doc_id", "score", "run_id"],
+                | {"q0": pa.binary(), "rank": pa.binary(), "score": pa.float64()},
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
@@ -318,6 +313,12 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
         return None
     if table.num_rows == 0 or table.column("score").null_count:
         return None
+    # A separator at either end of a line, or two in a row, makes an empty
+    # field, which Arrow counts as a column and whitespace splitting does not.
+    textual = [column for column in RUN_COLUMNS if column != "score"]
+    if any(pc.min(pc.binary_length(table.column(column))).as_py() == 0 for column in textual):
+        return None
+    table = table.select(["query_id", "doc_id", "score", "run_id"])
     if not pc.all(pc.is_finite(table.column("score"))).as_py():
         return None
     if pc.any(pc.starts_with(table.column("query_id"), "#")).as_py():
