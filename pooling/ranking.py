@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pooling.string_keys import sort_words
 from pooling.trec_io import (
     InputError,
     ParsedRun,
@@ -367,7 +368,7 @@ def pooled_documents(ranked: RankedRuns, depth: int | Mapping[str, int]) -> pa.T
             "n_runs": grouped.column("rank_count"),
         }
     )
-    return sort_by_topic_then(grouped, [("doc_id", "ascending")])
+    return sort_by_topic_then_docno(grouped)
 
 
 def _rows_within_depth(ranked: RankedRuns, depth: int | Mapping[str, int]) -> pa.Table:
@@ -402,10 +403,17 @@ def topic_positions(query_id: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return position_of[encoded.indices.to_numpy()]
 
 
-def sort_by_topic_then(table: pa.Table, keys: list[tuple[str, str]]) -> pa.Table:
-    """Sort by topic (`topic_sort_key`), then by the given Arrow sort keys."""
-    with_position = table.append_column(
-        "_topic", pa.array(topic_positions(table.column("query_id")))
-    )
-    order = pc.sort_indices(with_position, sort_keys=[("_topic", "ascending"), *keys])
+def sort_by_topic_then_docno(table: pa.Table) -> pa.Table:
+    """Sort by topic (`topic_sort_key`), then by docno in byte order.
+
+    Docnos are compared as integer words (`string_keys.sort_words`), about
+    twice as fast as Arrow's string comparisons; longer ones as strings.
+    """
+    keys = {"_topic": topic_positions(table.column("query_id"))}
+    words = sort_words(table.column("doc_id"))
+    if words is None:
+        keys["_doc_id"] = table.column("doc_id")
+    else:
+        keys |= {f"_word{i}": word for i, word in enumerate(words)}
+    order = pc.sort_indices(pa.table(keys), sort_keys=[(name, "ascending") for name in keys])
     return table.take(order)

@@ -483,7 +483,12 @@ def _positions_within(group: np.ndarray, keys: np.ndarray) -> np.ndarray:
     keep row order. With random keys, a uniform random permutation."""
     # Sort by key, then stably by group: the same order as lexsort((keys,
     # group)), faster because the group pass is a radix sort on small ints.
-    by_key = np.argsort(keys, kind="stable")
+    # Random keys are distinct, so the key sort need not be stable (several
+    # times faster); it is when two keys are equal, to keep row order.
+    by_key = np.argsort(keys)
+    sorted_keys = keys[by_key]
+    if np.any(sorted_keys[1:] == sorted_keys[:-1]):
+        by_key = np.argsort(keys, kind="stable")
     small = np.uint16 if group.max(initial=0) < 2**16 else np.int64
     order = by_key[np.argsort(group[by_key].astype(small), kind="stable")]
     sizes = np.bincount(group)
@@ -632,36 +637,53 @@ def sample(
     rate_units = rate_units_per_row(stratified["query_id"], stratified["stratum"], spec)
     drawn = draw_counts(size, rate_units)
     sampled = stratified["draw"].to_numpy() <= drawn
-    order = _presentation_order(stratified["query_id"], sampled, spec, order_after or {})
+    topic, topics = pd.factorize(stratified["query_id"])
+    after = np.array([(order_after or {}).get(str(t), 0) for t in topics], dtype=np.int64)
+    position = _presentation_positions(topic, topics, after, sampled, spec)
+    order = np.where(sampled, after[topic] + position, 0)
     pool = stratified.drop(columns=["size", "draw"])
     pool["inclusion_probability"] = drawn / size
     pool["sampled"] = sampled
     pool["order"] = pd.arrays.IntegerArray(order, mask=~sampled)  # <NA> where unsampled
     pool["batch"] = np.full(len(pool), batch, dtype=np.int64)
-    # Rows are in topic then docno order, so a stable sort on (topic, order)
-    # gives `sort_pool` order without comparing docnos again.
-    topic = pd.factorize(pool["query_id"])[0].astype(np.int64)
-    # One int64 key (topic, then order, unsampled last): one sort, not two.
-    last = int(order.max(initial=0)) + 1
-    key = topic * (last + 1) + np.where(sampled, order, last)
-    return pool.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+    return pool.iloc[_rows_in_pool_order(topic, sampled, position)].reset_index(drop=True)
 
 
-def _presentation_order(
-    query_id: pd.Series, sampled: np.ndarray, spec: PoolSpec, order_after: Mapping[str, int]
+def _presentation_positions(
+    topic: np.ndarray,
+    topics: Sequence[object],
+    after: np.ndarray,
+    sampled: np.ndarray,
+    spec: PoolSpec,
 ) -> np.ndarray:
-    """Order values of the sampled rows (rows sorted by topic then docno),
-    after `order_after[topic]`; 0 for the others."""
-    group, topics = pd.factorize(query_id[sampled])
-    after = np.array([order_after.get(str(topic), 0) for topic in topics], dtype=np.int64)
+    """1-based place of each sampled row in its topic's presentation order,
+    0 for the others; rows sorted by topic then docno, `topic` numbering
+    them by `topics`. A shuffled order comes from a stream per topic named
+    by the seed, the topic and the order value (`after`) it continues."""
+    group = topic[sampled]
     if spec.order == "shuffled":
         names = [(spec.seed, "order", str(t), int(a)) for t, a in zip(topics, after, strict=True)]
         keys = _keys_from_streams(group, names)
     else:
         keys = np.arange(len(group), dtype=np.uint64)  # row order is docno order
-    order = np.zeros(len(query_id), dtype=np.int64)
-    order[sampled] = after[group] + _positions_within(group, keys)
-    return order
+    position = np.zeros(len(topic), dtype=np.int64)
+    position[sampled] = _positions_within(group, keys)
+    return position
+
+
+def _rows_in_pool_order(topic: np.ndarray, sampled: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """Row indices in `sort_pool` order, for rows sorted by topic then docno:
+    each topic's sampled rows by position, then its other rows as they come.
+    Placed directly, without a sort."""
+    sizes = np.bincount(topic)
+    starts = np.cumsum(sizes) - sizes
+    n_sampled = np.bincount(topic[sampled], minlength=len(sizes))
+    unsampled_before = np.cumsum(~sampled) - ~sampled  # unsampled rows before each row
+    unsampled_place = unsampled_before - unsampled_before[starts][topic]  # ... in its topic
+    place = np.where(sampled, position - 1, n_sampled[topic] + unsampled_place)
+    rows = np.empty(len(topic), dtype=np.int64)
+    rows[starts[topic] + place] = np.arange(len(topic))
+    return rows
 
 
 def sort_pool(pool: pd.DataFrame) -> pd.DataFrame:
