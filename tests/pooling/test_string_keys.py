@@ -70,3 +70,14 @@ def test_sort_words_order_is_byte_order(values):
     keys = sort_words(pa.array(values, pa.string()))
     order = np.lexsort(keys[::-1]) if values else np.array([], dtype=np.int64)
     assert [values[i] for i in order] == sorted(values, key=lambda v: v.encode())
+
+
+@given(st.lists(st.binary(min_size=11, max_size=11), min_size=1, max_size=30))
+def test_equal_length_strings_give_the_same_words_as_mixed_lengths(values):
+    # All 11 bytes long: the block path. With a longer string after them
+    # (sliced off again): the path reading each word at the string's start.
+    fixed = byte_words(pa.array(values, pa.binary()))
+    mixed = byte_words(pa.array([*values, b"x" * 12], pa.binary()))
+    assert np.array_equal(fixed[0], mixed[0][:, : len(values)])
+    sliced = byte_words(pa.array([b"x" * 12, *values], pa.binary()).slice(1))
+    assert np.array_equal(fixed[0], sliced[0])
