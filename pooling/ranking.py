@@ -141,12 +141,19 @@ def _rank_table(table: pa.Table, group: np.ndarray, max_depth: int | None) -> pa
     """The ranked table of a checked runs table whose rows have group codes
     for (run_id, query_id)."""
     score = table.column("score").to_numpy()
-    order = _score_order(group, score)
-    rank = _positions_within_groups(group[order])
+    if _grouped_by_descending_score(group, score):
+        # Run files are nearly always written in this order: skip the sort.
+        order, sorted_group, sorted_score = np.arange(len(group)), group, score
+    else:
+        order = np.lexsort((-score, group))
+        sorted_group, sorted_score = group[order], score[order]
+    rank = _positions_within_groups(sorted_group)
     # Breaking a tie only reorders rows inside their block of equal scores,
     # so the ranks stand; and only blocks starting within max_depth matter.
     needed = rank <= max_depth if max_depth is not None else np.ones(len(rank), dtype=bool)
-    order = _break_ties_by_docno(order, group, score, table.column("doc_id"), needed)
+    blocks = _tied_blocks(sorted_group, sorted_score, needed)
+    if len(blocks.positions):
+        order = _break_ties_by_docno(order, blocks, table.column("doc_id"))
     if max_depth is not None:
         order, rank = order[needed], rank[needed]
     ranked = table.select(["run_id", "query_id", "doc_id"]).take(pa.array(order))
@@ -188,14 +195,6 @@ def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
     return encoded.indices.to_numpy().astype(np.int64), len(encoded.dictionary)
 
 
-def _score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """Row order by group, then score descending (ties not broken yet)."""
-    if _grouped_by_descending_score(group, score):
-        # Run files are nearly always written in this order: skip the sort.
-        return np.arange(len(group))
-    return np.lexsort((-score, group))
-
-
 def _grouped_by_descending_score(group: np.ndarray, score: np.ndarray) -> bool:
     """Whether the rows are already sorted by group code, then score descending."""
     if np.any(group[1:] < group[:-1]):
@@ -204,40 +203,68 @@ def _grouped_by_descending_score(group: np.ndarray, score: np.ndarray) -> bool:
     return not np.any(same_group & (score[1:] > score[:-1]))
 
 
-def _break_ties_by_docno(
-    order: np.ndarray,
-    group: np.ndarray,
-    score: np.ndarray,
-    doc_id: pa.ChunkedArray,
-    needed: np.ndarray,
-) -> np.ndarray:
-    """Reorder each block of equal (group, score) by docno descending, in byte
-    order, where the block starts at a `needed` position of `order`.
+class _TiedBlocks(NamedTuple):
+    """Blocks of equal (group, score) in sorted order: each block's sorted
+    positions, and the block number of each position."""
 
-    Ties are rare, so only the tied rows' docnos are compared.
+    positions: np.ndarray
+    block: np.ndarray
+
+
+def _tied_blocks(
+    sorted_group: np.ndarray, sorted_score: np.ndarray, needed: np.ndarray
+) -> _TiedBlocks:
+    """The blocks of two or more rows with equal (group, score) that start
+    at a `needed` position, with every row of each (even past the cut).
+
+    Looks only at the needed rows and the rows that continue a block past
+    them, not at the whole run.
     """
-    sorted_group, sorted_score = group[order], score[order]
-    tied_with_next = (sorted_group[1:] == sorted_group[:-1]) & (
-        sorted_score[1:] == sorted_score[:-1]
+    n = len(sorted_group)
+
+    def tied_with_next(positions: np.ndarray) -> np.ndarray:
+        following = positions + 1
+        return (sorted_group[positions] == sorted_group[following]) & (
+            sorted_score[positions] == sorted_score[following]
+        )
+
+    candidates = np.flatnonzero(needed[:-1])
+    tied = candidates[tied_with_next(candidates)]  # p such that rows p and p+1 tie
+    # A block crossing the cut goes on past it: follow it row by row.
+    frontier = tied[~needed[tied + 1]] + 1
+    extensions = []
+    while len(frontier):
+        frontier = frontier[frontier < n - 1]
+        frontier = frontier[tied_with_next(frontier)]
+        extensions.append(frontier)
+        frontier = frontier + 1
+    tied = np.sort(np.concatenate([tied, *extensions])) if extensions else tied
+    if not len(tied):
+        empty = np.empty(0, dtype=np.int64)
+        return _TiedBlocks(empty, empty)
+    # Chains of consecutive tied pairs are the blocks: pair p covers rows p, p+1.
+    chain_start = np.r_[True, tied[1:] != tied[:-1] + 1]
+    first = tied[chain_start]
+    last = np.r_[tied[np.flatnonzero(chain_start)[1:] - 1], tied[-1]] + 1
+    sizes = last - first + 1
+    block = np.repeat(np.arange(len(first)), sizes)
+    positions = (
+        np.repeat(first, sizes) + np.arange(len(block)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     )
-    if not tied_with_next.any():
-        return order
-    in_block = np.zeros(len(order), dtype=bool)
-    in_block[:-1] |= tied_with_next
-    in_block[1:] |= tied_with_next
-    starts_block = in_block.copy()
-    starts_block[1:] &= ~tied_with_next
-    block = np.cumsum(starts_block)
-    block_needed = np.zeros(block[-1] + 1, dtype=bool)
-    block_needed[block[starts_block & needed]] = True
-    positions = np.flatnonzero(in_block & block_needed[block])
-    tied_rows = order[positions]
+    return _TiedBlocks(positions, block)
+
+
+def _break_ties_by_docno(
+    order: np.ndarray, blocks: _TiedBlocks, doc_id: pa.ChunkedArray
+) -> np.ndarray:
+    """Reorder the rows of each tied block by docno descending, in byte order."""
+    tied_rows = order[blocks.positions]
     within = pc.sort_indices(
-        pa.table({"block": block[positions], "doc_id": doc_id.take(pa.array(tied_rows))}),
+        pa.table({"block": blocks.block, "doc_id": doc_id.take(pa.array(tied_rows))}),
         sort_keys=[("block", "ascending"), ("doc_id", "descending")],
     ).to_numpy()
     order = order.copy()
-    order[positions] = tied_rows[within]
+    order[blocks.positions] = tied_rows[within]
     return order
 
 

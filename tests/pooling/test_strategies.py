@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
@@ -134,6 +134,25 @@ def test_depth_pool_equals_brute_force_on_any_small_runs(runs: pd.DataFrame, dep
     pool = build_pool(runs, PoolSpec(depth=depth))
     topics = set(runs["query_id"])
     assert pool_as_dict(pool) == brute_force_depth_pool(runs, dict.fromkeys(topics, depth))
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs=small_runs(), depth=st.integers(1, 6))
+def test_ranks_cut_at_a_depth_match_brute_force_for_rows_in_score_order(runs, depth):
+    # The presorted path looks for ties only within the depth and in blocks
+    # running past it.
+    assume(not runs.empty)
+    runs = runs.sort_values(
+        ["run_id", "query_id", "score"], ascending=[True, True, False], kind="stable"
+    )
+    ranked = rank_runs(runs, max_depth=depth).table.to_pandas()
+    got = {
+        (run, topic, doc): rank
+        for run, topic, doc, rank in ranked[["run_id", "query_id", "doc_id", "rank"]].itertuples(
+            index=False
+        )
+    }
+    assert got == {key: rank for key, rank in brute_force_ranks(runs).items() if rank <= depth}
 
 
 def test_rank_runs_keeps_only_ranks_within_max_depth():
