@@ -287,6 +287,7 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
     delimiter, other = (b"\t", b" ") if b"\t" in data[: data.find(b"\n")] else (b" ", b"\t")
     if any(c in data for c in (other, b"\r", b"\v", b"\f")):
         return None
+    ignored_type = pa.binary() if data.isascii() else pa.string()
     try:
         table = pacsv.read_csv(
             pa.BufferReader(data),
@@ -301,10 +302,12 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
                 delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
-                # Q0 and rank are read (as cheap bytes) only to see that they
-                # are not empty.
-                column_types={column: pa.string() for column in RUN_COLUMNS}
-                | {"q0": pa.binary(), "rank": pa.binary(), "score": pa.float64()},
+                # Q0 and rank are read only to see that they are not empty, as
+                # bytes when the file is ASCII; else as text, so that Arrow
+                # checks them for UTF-8 as it checks the other columns.
+                column_types=dict.fromkeys(("q0", "rank"), ignored_type)
+                | dict.fromkeys(("query_id", "doc_id", "run_id"), pa.string())
+                | {"score": pa.float64()},
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),

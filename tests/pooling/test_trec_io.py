@@ -172,6 +172,15 @@ def test_non_utf8_file_is_rejected_with_its_line():
     assert reasons(run) == [(2, "not UTF-8 (byte 0xe9 at column 11)")]
 
 
+@pytest.mark.parametrize(
+    "line", [b"301 Q0 d2 \xff 2 t", b"301 \xffQ0 d2 2 2 t"], ids=["rank", "Q0"]
+)
+def test_non_utf8_bytes_in_the_ignored_columns_are_rejected_too(line):
+    run = check(b"301 Q0 d1 1 3 t\n" + line + b"\n")
+    assert [number for number, _ in reasons(run)] == [2]
+    assert reasons(run)[0][1].startswith("not UTF-8 (byte 0xff at column ")
+
+
 def test_only_the_first_50_problems_are_listed_then_counted():
     data = b"".join(f"301 Q0 d{i} {i} bad t\n".encode() for i in range(1, 121))
     run = check(data)
