@@ -205,7 +205,7 @@ class ParsedRun:
     @cached_property
     def topic_codes(self) -> pa.DictionaryArray:
         """query_id dictionary-encoded once, shared by every per-topic check."""
-        return _dictionary(self.table.column("query_id"))
+        return dictionary_of_runs(self.table.column("query_id"))
 
     @property
     def tags(self) -> list[str]:
@@ -399,6 +399,20 @@ def _empty_run_table() -> pa.Table:
 def _dictionary(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
     encoded = pc.dictionary_encode(values)
     return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+
+
+def dictionary_of_runs(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """The codes of `pyarrow.compute.dictionary_encode` (in order of first
+    appearance) for a column whose equal values mostly come in runs, such as
+    a run file's topics: only the first value of each run is hashed, about
+    half the time on a run file."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    runs = pc.run_end_encode(values)
+    lengths = np.diff(runs.run_ends.to_numpy(), prepend=0)
+    encoded = pc.dictionary_encode(runs.values)
+    codes = np.repeat(encoded.indices.to_numpy(), lengths)
+    return pa.DictionaryArray.from_arrays(pa.array(codes), encoded.dictionary)
 
 
 def duplicate_pairs(

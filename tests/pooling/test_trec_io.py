@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -492,6 +493,15 @@ def test_fields_after_the_tag_can_be_ignored_for_scoring():
     assert reasons(lenient) == [(3, "expected 6 columns (topic Q0 docno rank score tag), found 3")]
     assert lenient.table.column("doc_id").to_pylist() == ["d1", "d2"]
     assert lenient.table.column("run_id").to_pylist() == ["t", "t"]
+
+
+@given(st.lists(st.sampled_from(["1", "2", "10", "é"]), max_size=40))
+def test_dictionary_of_runs_gives_the_codes_of_dictionary_encode(values):
+    column = pa.chunked_array([values[:5], values[5:]], pa.string())
+    got = trec_io.dictionary_of_runs(column)
+    expected = pc.dictionary_encode(column).combine_chunks()
+    assert got.indices.to_pylist() == expected.indices.to_pylist()
+    assert got.dictionary.to_pylist() == expected.dictionary.to_pylist()
 
 
 def _fast_check(topics: list[str], docs: list[str]) -> bool:
