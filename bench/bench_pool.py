@@ -20,6 +20,10 @@ Prints, for WORKLOAD/runs/*.txt:
 3. the time of the what-if table from the Parquet run caches: read and rank
    the caches, then depths 10, 20, ..., 100 and the TREC CDS 2014 strata
    (target < 2 s at 30 x 80).
+
+Arrow allocates from the same memory pool as in workbench processes (see
+pooling/arrow_memory.py; ARROW_DEFAULT_MEMORY_POOL=mimalloc measures
+pyarrow's default instead). Polars keeps its own allocator either way.
 """
 
 from __future__ import annotations
