@@ -248,10 +248,8 @@ def _tied_blocks(
     last = np.r_[tied[np.flatnonzero(chain_start)[1:] - 1], tied[-1]] + 1
     sizes = last - first + 1
     block = np.repeat(np.arange(len(first)), sizes)
-    positions = (
-        np.repeat(first, sizes) + np.arange(len(block)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    )
-    return _TiedBlocks(positions, block)
+    offset_in_block = np.arange(len(block)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return _TiedBlocks(np.repeat(first, sizes) + offset_in_block, block)
 
 
 def _break_ties_by_docno(
@@ -433,8 +431,8 @@ def topic_positions(query_id: pa.ChunkedArray | pa.Array) -> np.ndarray:
 def sort_by_topic_then_docno(table: pa.Table) -> pa.Table:
     """Sort by topic (`topic_sort_key`), then by docno in byte order.
 
-    Docnos are compared as integer words (`string_keys.sort_words`), about
-    twice as fast as Arrow's string comparisons; longer ones as strings.
+    Docnos are compared as integer words (`string_keys.sort_words`), which
+    Arrow sorts faster than strings; docnos too long for that as strings.
     """
     keys = {"_topic": topic_positions(table.column("query_id"))}
     words = sort_words(table.column("doc_id"))
