@@ -179,7 +179,7 @@ def time_whatif(files: list[Path], repeat: int) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("workload", type=Path)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     files = run_files(args.workload)
