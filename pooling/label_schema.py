@@ -273,3 +273,65 @@ def _value_list(question: Question) -> str:
 def default_schema() -> dict[str, Any]:
     """A fresh copy of the default schema, safe to modify."""
     return copy.deepcopy(DEFAULT_LABEL_SCHEMA)
+
+
+# --------------------------------------------------------------------------
+# Presets: the schemas campaigns usually need, so that nobody writes JSON for them.
+
+
+def _graded(*names: str) -> dict[str, Any]:
+    grades = [{"value": v, "name": name, "key": str(v)} for v, name in enumerate(names)]
+    return {"relevance": {"name": "Relevance", "grades": grades}, "aspects": []}
+
+
+@dataclass(frozen=True)
+class SchemaPreset:
+    name: str
+    label: str
+    data: dict[str, Any]
+
+    def schema(self) -> dict[str, Any]:
+        """A fresh copy of the preset's schema, safe to modify."""
+        return copy.deepcopy(self.data)
+
+
+SCHEMA_PRESETS: dict[str, SchemaPreset] = {
+    preset.name: preset
+    for preset in (
+        SchemaPreset(
+            "decision",
+            "TREC 2019 Decision: relevance 0-2, effectiveness and credibility when relevant",
+            DEFAULT_LABEL_SCHEMA,
+        ),
+        SchemaPreset(
+            "binary", "Binary: not relevant / relevant", _graded("Not relevant", "Relevant")
+        ),
+        SchemaPreset(
+            "graded-0-2",
+            "Graded 0-2: not, relevant, highly relevant",
+            _graded("Not relevant", "Relevant", "Highly relevant"),
+        ),
+        SchemaPreset(
+            "graded-0-3",
+            "Graded 0-3 (TREC Deep Learning): irrelevant, related, highly, perfectly relevant",
+            _graded("Irrelevant", "Related", "Highly relevant", "Perfectly relevant"),
+        ),
+        SchemaPreset(
+            "graded-0-4",
+            "Graded 0-4: not, marginally, fairly, highly, perfectly relevant",
+            _graded(
+                "Not relevant",
+                "Marginally relevant",
+                "Fairly relevant",
+                "Highly relevant",
+                "Perfectly relevant",
+            ),
+        ),
+    )
+}
+DEFAULT_PRESET = "decision"
+
+
+def preset_of(data: Any) -> str | None:
+    """The name of the preset this schema dict is, if it is one."""
+    return next((p.name for p in SCHEMA_PRESETS.values() if p.data == data), None)

@@ -6,10 +6,12 @@ import pytest
 
 from pooling.label_schema import (
     NOT_ASKED,
+    SCHEMA_PRESETS,
     LabelError,
     LabelSchema,
     LabelSchemaError,
     default_schema,
+    preset_of,
     schema_problems,
 )
 
@@ -170,3 +172,25 @@ def test_imports_may_mark_an_aspect_as_not_judged():
     )
     with pytest.raises(LabelError, match="Effectiveness must be one of"):
         schema.clean(1, {"effectiveness": -2, "credibility": 1})
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_PRESETS))
+def test_every_preset_is_a_valid_schema_and_recognised(name):
+    preset = SCHEMA_PRESETS[name]
+    data = preset.schema()
+    assert schema_problems(data) == []
+    assert preset_of(data) == name
+    data["relevance"]["grades"][0]["name"] = "changed"
+    assert preset_of(data) is None, "a copy is independent of the preset"
+    assert preset_of(preset.schema()) == name
+
+
+def test_presets_cover_binary_to_five_grades_and_the_decision_track():
+    grades = {
+        name: LabelSchema.parse(p.data).relevance.values for name, p in SCHEMA_PRESETS.items()
+    }
+    assert grades["binary"] == (0, 1)
+    assert grades["graded-0-3"] == (0, 1, 2, 3)
+    assert grades["graded-0-4"] == (0, 1, 2, 3, 4)
+    assert LabelSchema.parse(SCHEMA_PRESETS["decision"].data) == LabelSchema.default()
+    assert LabelSchema.parse(SCHEMA_PRESETS["graded-0-3"].data).aspects == ()
