@@ -185,7 +185,7 @@ def _panel_context(
     current = Judgment.objects.filter(
         assessor=assignment.assessor, topic=topic, docno=entry.docno
     ).first()
-    chosen = _chosen_values(schema, current, posted)
+    chosen = _posted_values(schema, posted)
     context |= {
         "document": document,
         "title_html": mark_safe(highlight_html(document.title, terms)) if document else "",
@@ -197,6 +197,7 @@ def _panel_context(
                 "is_aspect": question.id != "relevance",
                 "when": question.when,
                 "chosen": chosen.get(question.id),
+                "previous": _previous_grade(question, current),
             }
             for question in (schema.relevance, *schema.aspects)
         ],
@@ -205,20 +206,30 @@ def _panel_context(
     return context
 
 
-def _chosen_values(schema: Any, current: Judgment | None, posted: Any) -> dict[str, int | None]:
-    """What to preselect: the values just posted (after an error), else the stored ones."""
-    ids = ["relevance", *schema.aspect_ids]
-    if posted is not None:
-        values: dict[str, int | None] = {}
-        for question_id in ids:
-            try:
-                values[question_id] = int(posted.get(question_id))
-            except (TypeError, ValueError):
-                values[question_id] = None
-        return values
-    if current is None:
+def _posted_values(schema: Any, posted: Any) -> dict[str, int | None]:
+    """What to preselect: only the values just posted (after an error).
+
+    A judged document reopens with nothing chosen, exactly like a first
+    judgment: were its stored labels preselected, the first key pressed
+    would complete the form and save the old aspects with the new relevance.
+    """
+    if posted is None:
         return {}
-    return {k: v for k, v in current.labels().items() if v is not None and v >= 0}
+    values: dict[str, int | None] = {}
+    for question_id in ("relevance", *schema.aspect_ids):
+        try:
+            values[question_id] = int(posted.get(question_id))
+        except (TypeError, ValueError):
+            values[question_id] = None
+    return values
+
+
+def _previous_grade(question: Any, judgment: Judgment | None) -> int | None:
+    """The value this question had in the stored judgment, to mark it as the earlier choice."""
+    if judgment is None:
+        return None
+    value = judgment.labels().get(question.id)
+    return value if value is not None and question.grade(value) is not None else None
 
 
 def _label_names(schema: Any, judgment: Judgment) -> list[str]:

@@ -115,3 +115,44 @@ def test_without_javascript_the_form_still_judges(browser, live_server, assignme
         2,
         {"effectiveness": 3, "credibility": 1},
     )
+
+
+def test_revising_a_complete_judgment_from_the_keyboard_stores_the_new_labels(
+    page, live_server, assignment
+):
+    """Reopened, a judged document starts from an empty form: the first key
+    must not save the old aspects with the new relevance and move on."""
+    for docno, relevance, aspects in (
+        ("d01", 1, {"effectiveness": 3, "credibility": 1}),
+        ("d02", 0, {}),
+    ):
+        services.judgment_record(
+            assessor=assignment.assessor,
+            topic=assignment.topic,
+            docno=docno,
+            relevance=relevance,
+            aspects=aspects,
+        )
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/judge/a/{assignment.pk}/1/")
+    page.get_by_text("You judged this document before").wait_for()
+    wait_until_ready(page)
+    # The earlier labels are marked, not chosen.
+    assert page.locator("input:checked").count() == 0
+    assert page.locator("span.previous").count() == 3
+    page.keyboard.press("2")
+    assert "Document 1 of 8" in page.locator(".judge-progress").inner_text()
+    page.keyboard.press("n")
+    assert "Document 1 of 8" in page.locator(".judge-progress").inner_text()
+    press(page, "x", then="Document 3 of 8")
+
+    assert Judgment.objects.get(docno="d01").labels() == {
+        "relevance": 2,
+        "effectiveness": 0,
+        "credibility": 0,
+    }
+    assert not Judgment.objects.filter(docno="d03").exists()
+    revision = JudgmentEvent.objects.filter(docno="d01", action="update").get()
+    assert revision.old == {"relevance": 1, "effectiveness": 3, "credibility": 1}
+    assert revision.new == {"relevance": 2, "effectiveness": 0, "credibility": 0}
+    assert JudgmentEvent.objects.count() == 3

@@ -158,12 +158,16 @@ def test_double_submit_keeps_one_judgment(assessor_client, assignment):
     assert JudgmentEvent.objects.count() == 1
 
 
-def test_reopening_a_judged_document_preselects_its_labels(assessor_client, assignment):
+def test_reopening_a_judged_document_marks_its_labels_without_choosing_them(
+    assessor_client, assignment
+):
+    """A revision starts from an incomplete form, like a first judgment."""
     assessor_client.post(judge_url(assignment, 1), RELEVANT)
     page = assessor_client.get(judge_url(assignment, 1)).content.decode()
     assert "You judged this document before" in page
-    assert re.search(r'name="relevance" value="2" data-key="2" checked', page)
-    assert re.search(r'name="credibility" value="1" data-key="k" checked', page)
+    assert " checked" not in page
+    earlier = re.findall(r'<span class="previous">([^<]+)<small class="was">earlier', page)
+    assert earlier == ["Highly relevant (2) ", "Effective (e) ", "Credible (k) "]
 
 
 def test_undo_shows_the_undone_document_again(assessor_client, assignment):
