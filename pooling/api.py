@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.parsers import MultiPartParser
@@ -55,6 +60,13 @@ class RejectedSerializer(serializers.Serializer):
     total = serializers.IntegerField(help_text="All problems, listed or not.")
 
 
+class PartlyStoredSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    stored = RunSerializer(many=True, help_text="The runs stored.")
+    errors = ProblemSerializer(many=True, help_text="The rejected files' first 50 problems each.")
+    total = serializers.IntegerField(help_text="All problems of the rejected files.")
+
+
 def rejected_response(error: InputError, detail: str) -> Response:
     """The line-level errors of a rejected upload, as JSON."""
     return Response({"detail": detail, **error.as_dict()}, status=status.HTTP_400_BAD_REQUEST)
@@ -88,9 +100,18 @@ class CampaignRunsView(APIView):
             )
         },
         responses={
-            201: RunSerializer(many=True),
+            201: PolymorphicProxySerializer(
+                component_name="RunsStored",
+                serializers=[RunSerializer(many=True), PartlyStoredSerializer],
+                resource_type_field_name=None,
+            ),
             400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
         },
+        description=(
+            "Every line of every file is checked first. A batch with a rejected file stores "
+            "nothing (400), unless `keep_valid`: then the valid files are stored and the "
+            "answer is 201 with `stored` runs and the rejected files' `errors`."
+        ),
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = get_object_or_404(Campaign, slug=slug)
@@ -114,8 +135,17 @@ class CampaignRunsView(APIView):
                 campaign=campaign, uploads=uploads, uploaded_by=request.user, keep_valid=keep_valid
             )
         except services.RunsPartlyImported as error:
-            stored = ", ".join(run.tag for run in error.stored) or "none"
-            return rejected_response(error, f"Some files were rejected; stored: {stored}.")
+            if not error.stored:
+                return rejected_response(error, "Rejected: nothing was stored.")
+            tags = ", ".join(run.tag for run in error.stored)
+            return Response(
+                {
+                    "detail": f"Stored: {tags}. Some files were rejected and not stored.",
+                    "stored": RunSerializer(error.stored, many=True).data,
+                    **error.as_dict(),
+                },
+                status=status.HTTP_201_CREATED,
+            )
         except InputError as error:
             return rejected_response(error, "Rejected: nothing was stored.")
         return Response(RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)

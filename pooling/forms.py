@@ -42,6 +42,13 @@ class TopicUploadForm(forms.Form):
         return _check_size(self.cleaned_data["file"])
 
 
+class AnswerUploadForm(forms.Form):
+    file = forms.FileField(label="Answers file (topics_efficacy)", allow_empty_file=True)
+
+    def clean_file(self) -> UploadedFile:
+        return _check_size(self.cleaned_data["file"])
+
+
 class DocumentUploadForm(forms.Form):
     file = forms.FileField(label="Collection file", allow_empty_file=True)
     format = forms.ChoiceField(choices=_format_choices(DOCUMENT_FORMATS), required=False)

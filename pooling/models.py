@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from pooling.label_schema import LabelSchema, default_schema, schema_problems
+from pooling.trec_io import ANSWERS, parse_answer
 
 
 def validate_label_schema(value: Any) -> None:
@@ -62,6 +63,15 @@ class Topic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic_id}: {self.title}" if self.title else self.topic_id
+
+    @property
+    def answer(self) -> int | None:
+        """The accepted answer (-1, 0 or 1), used by the correctness qrels; None if unknown."""
+        return parse_answer(self.extra["answer"]) if "answer" in self.extra else None
+
+    @property
+    def answer_name(self) -> str:
+        return ANSWERS.get(self.answer, "") if self.answer is not None else ""
 
 
 class Document(models.Model):

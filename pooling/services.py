@@ -89,24 +89,28 @@ class ImportResult:
         return text + (f", {self.skipped} skipped" if self.skipped else "")
 
 
+_TOPIC_TEXT_FIELDS = ("title", "description", "narrative")
+
+
 def topics_import(
     *, campaign: Campaign, data: bytes, name: str, format: str | None = None
 ) -> ImportResult:
-    """Add the file's topics to the campaign; topics it already has are updated."""
-    topics, log = trec_io.read_topics(data, name=name, format=format)
-    if not log.ok:
-        raise InputError.from_log(log)
+    """Add the file's topics to the campaign; topics it already has are updated.
+
+    An update changes only what the file gives: a field missing or empty in
+    the file keeps its stored value, so a file of `number, query, answer`
+    adds the answers without blanking descriptions and narratives.
+    """
     with transaction.atomic():
         existing = {t.topic_id: t for t in campaign.topics.select_for_update()}
+        topics, log = trec_io.read_topics(data, name=name, format=format, existing=existing)
+        if not log.ok:
+            raise InputError.from_log(log)
         next_position = (campaign.topics.aggregate(p=Max("position"))["p"] or 0) + 1
         new: list[Topic] = []
         changed: list[Topic] = []
         for record in topics:
-            fields = {
-                "title": record.title,
-                "description": record.description,
-                "narrative": record.narrative,
-            }
+            given = {f: getattr(record, f) for f in _TOPIC_TEXT_FIELDS if getattr(record, f)}
             topic = existing.get(record.topic_id)
             if topic is None:
                 new.append(
@@ -115,17 +119,54 @@ def topics_import(
                         topic_id=record.topic_id,
                         extra=record.extra,
                         position=next_position + len(new),
-                        **fields,
+                        **given,
                     )
                 )
                 continue
-            for field, value in fields.items():
+            for field, value in given.items():
                 setattr(topic, field, value)
             topic.extra = {**topic.extra, **record.extra}
             changed.append(topic)
         Topic.objects.bulk_create(new)
-        Topic.objects.bulk_update(changed, ["title", "description", "narrative", "extra"])
+        Topic.objects.bulk_update(changed, [*_TOPIC_TEXT_FIELDS, "extra"])
     return ImportResult(created=len(new), updated=len(changed))
+
+
+@dataclass(frozen=True)
+class AnswersResult:
+    set: int
+    changed: int
+
+    def __str__(self) -> str:
+        return f"{self.set} answers set, {self.changed} of them changed"
+
+
+def topic_answers_import(*, campaign: Campaign, data: bytes, name: str) -> AnswersResult:
+    """Set each topic's accepted answer from a `topics_efficacy` file (`topic answer`).
+
+    Every line is checked first, topics against the campaign's; a file with
+    any problem changes nothing.
+    """
+    answers, log = trec_io.read_answers(data, name=name)
+    with transaction.atomic():
+        topics = {t.topic_id: t for t in campaign.topics.select_for_update()}
+        for answer in answers:
+            if answer.topic_id not in topics:
+                log.add(answer.line, f"topic {answer.topic_id!r} is not a topic of this campaign")
+        if not log.ok:
+            raise InputError.from_log(log)
+        changed = [
+            topics[a.topic_id]
+            for a in answers
+            if topics[a.topic_id].extra.get("answer") != a.answer
+        ]
+        for answer in answers:
+            topics[answer.topic_id].extra = {
+                **topics[answer.topic_id].extra,
+                "answer": answer.answer,
+            }
+        Topic.objects.bulk_update([topics[a.topic_id] for a in answers], ["extra"])
+    return AnswersResult(set=len(answers), changed=len(changed))
 
 
 # --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import codecs
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -585,12 +585,18 @@ def detect_topic_format(name: str, head: bytes) -> str:
 
 
 def read_topics(
-    source: Source, *, name: str | None = None, format: str | None = None
+    source: Source,
+    *,
+    name: str | None = None,
+    format: str | None = None,
+    existing: Collection[str] = (),
 ) -> tuple[list[TopicRecord], ProblemLog]:
     """Read a topic file (TREC SGML, TREC XML, JSONL or TSV).
 
     Returns the topics in file order and the problems found: unreadable
-    structure, a topic without an id or without any text, an id given twice.
+    structure, a topic without an id, an id given twice, an `answer` that is
+    not -1, 0 or 1, and a new topic without any text (a topic in `existing`
+    may come without text: the file then updates only its other fields).
     """
     file = _source_name(source, name)
     data = _strip_bom(_read_source(source))
@@ -616,11 +622,78 @@ def read_topics(
             )
         else:
             seen[topic.topic_id] = topic.line
-        if topic.topic_id and not (topic.title or topic.description):
+        textless = not (topic.title or topic.description)
+        if topic.topic_id and textless and topic.topic_id not in existing:
             log.add(topic.line, f"topic {topic.topic_id!r} has neither a title nor a description")
+        if "answer" in topic.extra:
+            answer = parse_answer(topic.extra["answer"])
+            if answer is None:
+                log.add(topic.line, _answer_problem(topic.topic_id, topic.extra["answer"]))
+            else:
+                topic.extra["answer"] = answer
     if not topics and log.ok:
         log.add(0, f"no topics found (read as {fmt})")
     return topics, log
+
+
+# A topic's accepted answer, as NIST's `topics_efficacy` file gives it.
+ANSWERS = {-1: "not helpful", 0: "inconclusive", 1: "helpful"}
+
+
+def parse_answer(raw: Any) -> int | None:
+    """-1, 0 or 1 from an int or its text; None for anything else."""
+    if isinstance(raw, bool):
+        return None
+    try:
+        value = int(raw) if isinstance(raw, int) else int(str(raw).strip())
+    except ValueError:
+        return None
+    return value if value in ANSWERS else None
+
+
+def _answer_problem(topic_id: str, raw: Any) -> str:
+    meanings = ", ".join(f"{value} ({meaning})" for value, meaning in ANSWERS.items())
+    return f"topic {topic_id!r}: the answer must be {meanings}; got {raw!r}"
+
+
+@dataclass(frozen=True)
+class TopicAnswer:
+    topic_id: str
+    answer: int
+    line: int
+
+
+def read_answers(
+    source: Source, *, name: str | None = None
+) -> tuple[list[TopicAnswer], ProblemLog]:
+    """Read accepted answers as NIST publishes them (`topics_efficacy`): `topic answer`
+    per line, whitespace separated, answer -1, 0 or 1; `#` lines and blank lines skipped."""
+    file = _source_name(source, name)
+    data = _strip_bom(_read_source(source))
+    log = ProblemLog(file)
+    if _utf8_problem(data, log):
+        return [], log
+    answers: list[TopicAnswer] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != 2:
+            log.add(number, f"expected 2 columns (topic answer), found {len(fields)}")
+            continue
+        topic_id, value = fields
+        answer = parse_answer(value)
+        if answer is None:
+            log.add(number, _answer_problem(topic_id, value))
+        elif topic_id in seen:
+            log.add(number, f"topic {topic_id!r} given twice (first on line {seen[topic_id]})")
+        else:
+            seen[topic_id] = number
+            answers.append(TopicAnswer(topic_id, answer, number))
+    if not answers and log.ok:
+        log.add(0, "no answers found: expected `topic answer` lines")
+    return answers, log
 
 
 def _topic_from_fields(fields: dict[str, Any], line: int) -> TopicRecord:

@@ -8,6 +8,7 @@ urlpatterns = [
     path("new/", views.campaign_create, name="campaign_create"),
     path("<slug:slug>/", views.campaign_detail, name="campaign_detail"),
     path("<slug:slug>/topics/", views.topics_upload, name="topics_upload"),
+    path("<slug:slug>/answers/", views.answers_upload, name="answers_upload"),
     path("<slug:slug>/documents/", views.documents_upload, name="documents_upload"),
     path("<slug:slug>/runs/", views.runs_upload, name="runs_upload"),
     path("<slug:slug>/pools/new/", pool_views.pool_new, name="pool_new"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -13,7 +14,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling import services
-from pooling.forms import CampaignForm, DocumentUploadForm, RunUploadForm, TopicUploadForm
+from pooling.forms import (
+    AnswerUploadForm,
+    CampaignForm,
+    DocumentUploadForm,
+    RunUploadForm,
+    TopicUploadForm,
+)
 from pooling.models import Campaign
 from pooling.trec_io import InputError
 from workbench.roles import organiser_required
@@ -61,10 +68,20 @@ def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
             n_entries=Count("entries"), n_sampled=Count("entries", filter=Q(entries__sampled=True))
         ),
         "topic_form": forms.get("topic_form") or TopicUploadForm(),
+        "answer_form": forms.get("answer_form") or AnswerUploadForm(),
         "document_form": forms.get("document_form") or DocumentUploadForm(),
         "run_form": forms.get("run_form") or RunUploadForm(),
         "upload_errors": forms.get("upload_errors", {}),
+        "upload_stored": forms.get("upload_stored", {}),
     }
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What an upload stored; `rejected` lists the files refused while others were stored."""
+
+    message: str
+    rejected: InputError | None = None
 
 
 def _upload_response(
@@ -76,6 +93,25 @@ def _upload_response(
     if request.htmx:
         template += f"#{which}-upload"
     return render(request, template, context, status=400)
+
+
+def _partly_stored_response(
+    request: HttpRequest, campaign: Campaign, which: str, stored: Stored
+) -> HttpResponse:
+    """Some files stored, others rejected: a success, with both said in the upload card.
+
+    The whole page is rendered so that its counts and tables show what was
+    stored; htmx swaps its <main> in place of the current one.
+    """
+    context = _detail_context(
+        campaign, upload_errors={which: stored.rejected}, upload_stored={which: stored.message}
+    )
+    response = render(request, "pooling/campaign_detail.html", context)
+    if request.htmx:
+        response["HX-Retarget"] = "main"
+        response["HX-Reselect"] = "main"
+        response["HX-Reswap"] = "outerHTML"
+    return response
 
 
 def _uploaded(request: HttpRequest, campaign: Campaign, message: str) -> HttpResponse:
@@ -92,7 +128,7 @@ def _handle_upload(
     slug: str,
     which: str,
     form_class: type[forms.Form],
-    store: Callable[[HttpRequest, Campaign, dict[str, Any]], str],
+    store: Callable[[HttpRequest, Campaign, dict[str, Any]], Stored],
 ) -> HttpResponse:
     """Check the form, store the upload, and answer with the errors or a message."""
     campaign = _get_campaign_for_organiser(slug)
@@ -100,21 +136,29 @@ def _handle_upload(
     if not form.is_valid():
         return _upload_response(request, campaign, which, form, None)
     try:
-        message = store(request, campaign, form.cleaned_data)
+        stored = store(request, campaign, form.cleaned_data)
     except InputError as error:
         return _upload_response(request, campaign, which, form, error)
-    return _uploaded(request, campaign, message)
+    if stored.rejected is not None:
+        return _partly_stored_response(request, campaign, which, stored)
+    return _uploaded(request, campaign, stored.message)
 
 
-def _store_topics(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
+def _store_topics(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
     upload = data["file"]
     result = services.topics_import(
         campaign=campaign, data=upload.read(), name=upload.name, format=data["format"] or None
     )
-    return f"Topics from {upload.name}: {result}."
+    return Stored(f"Topics from {upload.name}: {result}.")
 
 
-def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
+def _store_answers(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
+    upload = data["file"]
+    result = services.topic_answers_import(campaign=campaign, data=upload.read(), name=upload.name)
+    return Stored(f"Accepted answers from {upload.name}: {result}.")
+
+
+def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
     upload = data["file"]
     result = services.documents_import(
         campaign=campaign,
@@ -122,10 +166,10 @@ def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, A
         name=upload.name,
         format=data["format"] or None,
     )
-    return f"Documents from {upload.name}: {result}."
+    return Stored(f"Documents from {upload.name}: {result}.")
 
 
-def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
+def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
     uploads = [services.RunUpload(f.name, f.read()) for f in data["files"]]
     try:
         runs = services.runs_import(
@@ -135,9 +179,13 @@ def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) 
             keep_valid=data["keep_valid"],
         )
     except services.RunsPartlyImported as error:
-        if error.stored:
-            messages.success(request, f"Stored {len(error.stored)} valid run(s).")
-        raise
+        if not error.stored:
+            raise
+        return Stored(_stored_runs_message(error.stored), rejected=error)
+    return Stored(_stored_runs_message(runs))
+
+
+def _stored_runs_message(runs: list[Any]) -> str:
     return f"Stored {len(runs)} run(s): {', '.join(run.tag for run in runs)}."
 
 
@@ -145,6 +193,12 @@ def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) 
 @require_POST
 def topics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     return _handle_upload(request, slug, "topic", TopicUploadForm, _store_topics)
+
+
+@organiser_required
+@require_POST
+def answers_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    return _handle_upload(request, slug, "answer", AnswerUploadForm, _store_answers)
 
 
 @organiser_required

@@ -75,9 +75,25 @@ def test_keep_valid_over_the_api(api):
         {"file": [run_file("good"), SimpleUploadedFile("e.txt", b"")], "keep_valid": "true"},
         format="multipart",
     )
-    assert response.status_code == 400
-    assert response.json()["detail"] == "Some files were rejected; stored: good."
+    assert response.status_code == 201
+    body = response.json()
+    assert body["detail"] == "Stored: good. Some files were rejected and not stored."
+    assert [run["tag"] for run in body["stored"]] == ["good"]
+    assert body["errors"] == [{"file": "e.txt", "line": 0, "reason": "empty file: no run lines"}]
+    assert body["total"] == 1
     assert list(Run.objects.values_list("tag", flat=True)) == ["good"]
+
+
+def test_keep_valid_with_every_file_rejected_stores_nothing(api):
+    make_campaign()
+    response = api.post(
+        RUNS_URL,
+        {"file": [SimpleUploadedFile("e.txt", b"")], "keep_valid": "true"},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"] == "Rejected: nothing was stored."
+    assert not Run.objects.exists()
 
 
 def test_upload_without_a_file_is_explained(api):

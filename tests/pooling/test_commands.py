@@ -124,6 +124,18 @@ def test_import_topics_rejects_bad_file_and_keeps_topics(tmp_path: Path):
     assert list(Topic.objects.values_list("topic_id", flat=True)) == ["1"]
 
 
+def test_import_answers_reads_topics_efficacy_and_rejects_unknown_topics(tmp_path: Path):
+    make_campaign()
+    (tmp_path / "topics_efficacy").write_text("301 1\n302 0\n303 -1\n")
+    out = call("import_answers", "--campaign", "trec-x", str(tmp_path / "topics_efficacy"))
+    assert out.strip() == f"{tmp_path / 'topics_efficacy'}: 3 answers set, 3 of them changed"
+    assert [t.answer for t in Topic.objects.all()] == [1, 0, -1]
+    (tmp_path / "bad").write_text("301 0\n304 1\n")
+    with pytest.raises(CommandError, match=r"bad:2: topic '304' is not a topic of this campaign"):
+        call("import_answers", "--campaign", "trec-x", str(tmp_path / "bad"))
+    assert [t.answer for t in Topic.objects.all()] == [1, 0, -1]
+
+
 def test_import_documents_only_docnos_listed_in_a_file(tmp_path: Path):
     make_campaign()
     (tmp_path / "docs.tsv").write_text("".join(f"d{i}\tText {i}\n" for i in range(20)))

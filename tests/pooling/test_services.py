@@ -138,6 +138,96 @@ def test_rejected_topic_file_changes_nothing():
     assert list(Topic.objects.values_list("topic_id", "title")) == before
 
 
+FULL_TOPICS = {
+    "tsv": b"number\ttitle\tdescription\tnarrative\n1\tCats\tWhat about cats?\tAll cats.\n",
+    "jsonl": b'{"number": "1", "title": "Cats", "description": "What about cats?", '
+    b'"narrative": "All cats."}\n',
+    "sgml": b"<top>\n<num> Number: 1\n<title> Cats\n<desc> Description:\nWhat about cats?\n"
+    b"<narr> Narrative:\nAll cats.\n</top>\n",
+    "xml": b'<topics><topic number="1"><title>Cats</title><description>What about cats?'
+    b"</description><narrative>All cats.</narrative></topic></topics>\n",
+}
+# The same topic again with only a new title and an answer.
+PARTIAL_TOPICS = {
+    "tsv": b"number\tquery\tanswer\n1\tFelines\t1\n",
+    "jsonl": b'{"number": "1", "query": "Felines", "answer": 1}\n',
+    "sgml": b"<top>\n<num> Number: 1\n<title> Felines\n<answer> 1\n</top>\n",
+    "xml": b'<topics><topic number="1"><title>Felines</title><answer>1</answer></topic></topics>\n',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(FULL_TOPICS))
+def test_topics_import_again_changes_only_the_fields_the_file_gives(fmt):
+    campaign = make_campaign(topics=())
+    services.topics_import(campaign=campaign, data=FULL_TOPICS[fmt], name=f"t.{fmt}")
+    result = services.topics_import(campaign=campaign, data=PARTIAL_TOPICS[fmt], name=f"t.{fmt}")
+    assert (result.created, result.updated) == (0, 1)
+    topic = campaign.topics.get()
+    assert (topic.title, topic.description, topic.narrative) == (
+        "Felines",
+        "What about cats?",
+        "All cats.",
+    )
+    assert topic.extra == {"answer": 1}
+    assert topic.answer == 1
+
+
+def test_topics_file_may_update_a_known_topic_without_giving_its_text():
+    campaign = make_campaign(topics=("1",))
+    services.topics_import(campaign=campaign, data=b"number\tanswer\n1\t-1\n", name="a.tsv")
+    topic = campaign.topics.get()
+    assert (topic.title, topic.answer, topic.answer_name) == ("Topic 1 title", -1, "not helpful")
+    with pytest.raises(InputError, match="topic '2' has neither a title nor a description"):
+        services.topics_import(campaign=campaign, data=b"number\tanswer\n2\t1\n", name="a.tsv")
+
+
+def test_topic_answer_outside_minus_one_to_one_is_rejected_with_its_line():
+    campaign = make_campaign(topics=("1",))
+    with pytest.raises(
+        InputError, match=r"t.tsv:3: topic '2': the answer must be -1 \(not helpful\)"
+    ):
+        services.topics_import(
+            campaign=campaign, data=b"number\ttitle\tanswer\n1\tx\t1\n2\ty\thelpful\n", name="t.tsv"
+        )
+    assert campaign.topics.get().extra == {}
+
+
+def test_answers_import_reads_nists_topics_efficacy_file():
+    campaign = make_campaign(topics=("1", "2", "3"))
+    services.topics_import(campaign=campaign, data=b"number\tanswer\n3\t0\n", name="a.tsv")
+    result = services.topic_answers_import(
+        campaign=campaign, data=b"# accepted answers\n1 1\n2\t-1\n3 0\n", name="topics_efficacy"
+    )
+    assert (result.set, result.changed) == (3, 2)
+    assert dict(campaign.topics.values_list("topic_id", "extra")) == {
+        "1": {"answer": 1},
+        "2": {"answer": -1},
+        "3": {"answer": 0},
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"1 1\n9 0\n", "efficacy:2: topic '9' is not a topic of this campaign"),
+        (
+            b"1 2\n",
+            "efficacy:1: topic '1': the answer must be -1 (not helpful), 0 (inconclusive), 1 (helpful); got '2'",
+        ),
+        (b"1 1 extra\n", "efficacy:1: expected 2 columns (topic answer), found 3"),
+        (b"1 1\n1 0\n", "efficacy:2: topic '1' given twice (first on line 1)"),
+        (b"# nothing\n", "efficacy: no answers found: expected `topic answer` lines"),
+        (b"1 \xff\n", "efficacy:1: not UTF-8 (byte 0xff at column 3)"),
+    ],
+)
+def test_rejected_answers_file_changes_nothing(data, problem):
+    campaign = make_campaign(topics=("1", "2"))
+    with pytest.raises(InputError) as caught:
+        services.topic_answers_import(campaign=campaign, data=data, name="efficacy")
+    assert problem in str(caught.value)
+    assert [t.extra for t in campaign.topics.all()] == [{}, {}]
+
+
 # --------------------------------------------------------------------------
 # Documents
 

@@ -89,6 +89,88 @@ def test_htmx_upload_error_returns_only_the_upload_card(organiser_client):
     assert "<html" not in page
 
 
+def test_keep_valid_upload_says_what_was_stored_and_what_was_rejected(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {
+            "files": [
+                SimpleUploadedFile("good.txt", run_text("good", {"301": ["d1"]})),
+                SimpleUploadedFile("bad.txt", b"999 Q0 d1 1 1 bad\n"),
+            ],
+            "keep_valid": "on",
+        },
+    )
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Stored 1 run(s): good." in page
+    assert "These files were rejected and not stored." in page
+    assert "bad.txt:1: topic &#x27;999&#x27; is not a topic of this campaign" in page
+    assert "nothing was stored" not in page
+    # The whole page, with the run list showing the stored run.
+    assert '<td class="mono">good</td>' in page
+    assert list(Run.objects.values_list("tag", flat=True)) == ["good"]
+
+
+def test_htmx_keep_valid_upload_replaces_the_page_content_in_place(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {
+            "files": [
+                SimpleUploadedFile("good.txt", run_text("good", {"301": ["d1"]})),
+                SimpleUploadedFile("bad.txt", b""),
+            ],
+            "keep_valid": "on",
+        },
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 200
+    assert response.headers["HX-Retarget"] == "main"
+    assert response.headers["HX-Reselect"] == "main"
+    assert response.headers["HX-Reswap"] == "outerHTML"
+    assert '<td class="mono">good</td>' in response.content.decode()
+
+
+def test_keep_valid_with_every_file_rejected_says_nothing_was_stored(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("bad.txt", b"")], "keep_valid": "on"},
+    )
+    assert response.status_code == 400
+    assert "Rejected: nothing was stored." in response.content.decode()
+
+
+def test_answers_upload_sets_and_shows_each_topics_answer(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:answers_upload", args=[campaign.slug]),
+        {"file": SimpleUploadedFile("topics_efficacy.txt", b"301 1\n302 -1\n303 0\n")},
+    )
+    assert response.status_code == 302
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert "Accepted answers from topics_efficacy.txt: 3 answers set, 3 of them changed." in page
+    answers = [
+        cell for cell in ("helpful", "not helpful", "inconclusive") if f"<td>{cell}</td>" in page
+    ]
+    assert answers == ["helpful", "not helpful", "inconclusive"]
+
+
+def test_answers_upload_errors_are_shown_inline(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:answers_upload", args=[campaign.slug]),
+        {"file": SimpleUploadedFile("topics_efficacy.txt", b"301 1\n999 0\n")},
+        headers={"HX-Request": "true"},
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert page.lstrip().startswith('<section class="card" id="answer-upload">')
+    assert "topics_efficacy.txt:2: topic &#x27;999&#x27; is not a topic of this campaign" in page
+    assert not Topic.objects.filter(extra__has_key="answer").exists()
+
+
 def test_htmx_upload_success_redirects_to_refresh_the_page(organiser_client):
     campaign = make_campaign()
     response = organiser_client.post(
