@@ -13,12 +13,14 @@ from django.utils.safestring import mark_safe
 
 from judging import quality, services
 from judging.agreement import confusion_matrix, records, worst_first
+from judging.forms import OverlapForm
 from judging.highlight import highlight_html, query_terms
 from judging.labels import LabelPolicy
 from judging.models import Assignment, Judgment, JudgmentEvent, PoolPolicy
-from judging.overlap import OverlapPlanError, OverlapSpec
+from judging.overlap import OverlapPlanError
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, Topic
+from pooling.services import OverBudget, campaign_budget
 from workbench.roles import is_organiser, organiser_required
 
 
@@ -106,35 +108,46 @@ def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpRes
 
 @organiser_required
 def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
-    """Plan overlap judgments: preview their cost, then assign them."""
+    """Plan overlap judgments: preview their cost against the budget, then assign them."""
     pool = _get_pool(pool_id)
-    assessors = _assessor_accounts()
-    form = request.POST if request.method == "POST" else request.GET
+    topics = pool.campaign.topics.all()
+    data = request.POST if request.method == "POST" else request.GET
+    form = OverlapForm(
+        data if "k" in data else None,
+        topics=[t.topic_id for t in topics],
+        assessors=_assessor_accounts(),
+    )
     context: dict[str, Any] = {
         "pool": pool,
         "campaign": pool.campaign,
-        "assessors": assessors,
-        "topics": pool.campaign.topics.all(),
+        "topics": topics,
         "form": form,
-        "current": services.pool_policy(pool).overlap_spec,
+        "current": quality.policy_of(pool).overlap_spec,
+        "budget_state": campaign_budget(pool.campaign),
     }
-    if "k" not in form:
+    if not form.is_bound or not form.is_valid():
         return render(request, "judging/pool_overlap.html", context)
+    assessors = form.chosen_assessors()
     try:
-        spec = OverlapSpec(
-            k=int(form.get("k", 2)),
-            fraction=float(form.get("fraction") or 1.0),
-            topics=frozenset(form.getlist("topics")) or None,
-            seed=int(form.get("seed") or 0),
-        )
-        chosen = [a for a in assessors if str(a.pk) in form.getlist("assessors")] or assessors
         if request.method == "POST":
-            plan = services.overlap_assign(pool=pool, spec=spec, assessors=chosen)
+            plan = services.overlap_assign(
+                pool=pool,
+                spec=form.spec,
+                assessors=assessors,
+                confirm_over_budget=form.cleaned_data["confirm_over_budget"],
+                user=request.user,
+            )
             messages.success(request, f"Assigned {plan.cost.total} overlap judgments.")
             return redirect("judging:pool_assignments", pool.pk)
-        context["plan"] = services.overlap_plan(pool=pool, spec=spec, assessors=chosen)
-    except (ValueError, OverlapPlanError, services.AssignmentError) as error:
+        context["plan"] = services.overlap_plan(pool=pool, spec=form.spec, assessors=assessors)
+    except OverBudget as error:
+        context["plan"] = services.overlap_plan(pool=pool, spec=form.spec, assessors=assessors)
+        context["over_budget_error"] = str(error)
+        return render(request, "judging/pool_overlap.html", context, status=409)
+    except (OverlapPlanError, services.AssignmentError) as error:
         context["error"] = str(error)
+    if "plan" in context:
+        context["over_by"] = context["budget_state"].over_by(context["plan"].cost.total)
     return render(request, "judging/pool_overlap.html", context)
 
 

@@ -28,6 +28,7 @@ from judging.models import (
 from judging.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from pooling.label_schema import LabelSchema
 from pooling.models import Campaign, Pool, PoolEntry, Topic
+from pooling.services import budget_check
 
 # One visit longer than this is a forgotten tab, not work.
 MAX_SECONDS_PER_VISIT = 30 * 60
@@ -271,14 +272,31 @@ def overlap_plan(*, pool: Pool, spec: OverlapSpec, assessors: Iterable[User]) ->
     )
 
 
-def overlap_assign(*, pool: Pool, spec: OverlapSpec, assessors: Iterable[User]) -> OverlapPlan:
+def overlap_assign(
+    *,
+    pool: Pool,
+    spec: OverlapSpec,
+    assessors: Iterable[User],
+    confirm_over_budget: bool = False,
+    user: User | None = None,
+) -> OverlapPlan:
     """Plan the overlap and store it in one transaction: an overlap assignment per
-    (assessor, topic), its items in the pool's order after any it already had."""
+    (assessor, topic), its items in the pool's order after any it already had.
+
+    Extra judgments beyond what the budget has left raise OverBudget unless
+    `confirm_over_budget`."""
     assessors = list(assessors)
     plan = overlap_plan(pool=pool, spec=spec, assessors=assessors)
     users = {a.username: a for a in assessors}
     topics = {t.topic_id: t for t in pool.campaign.topics.all()}
     with transaction.atomic():
+        budget_check(
+            campaign=pool.campaign,
+            cost=plan.cost.total,
+            action=f"overlap K={spec.k} on pool {pool.pk}",
+            confirmed=confirm_over_budget,
+            user=user,
+        )
         entries = {
             (e.topic.topic_id, e.docno): e
             for e in PoolEntry.objects.filter(pool=pool, sampled=True).select_related("topic")

@@ -27,6 +27,10 @@ class Campaign(models.Model):
     judgment_budget = models.PositiveIntegerField(
         null=True, blank=True, help_text="How many judgments the campaign can pay for."
     )
+    budget_counts_adjudications = models.BooleanField(
+        default=True,
+        help_text="Adjudications are paid from the judgment budget too (each counts once).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -137,12 +141,21 @@ class Pool(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # A retired pool's assignments are closed to assessors; its judgments stay.
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retired_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["campaign", "-created_at"]
 
     def __str__(self) -> str:
         return f"{self.campaign.slug}: {self.name}"
+
+    @property
+    def is_retired(self) -> bool:
+        return self.retired_at is not None
 
 
 class PoolAddition(models.Model):
@@ -191,3 +204,22 @@ class PoolEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.topic_id} {self.docno}"
+
+
+class BudgetOverrun(models.Model):
+    """An organiser's explicit go-ahead for work that costs more than the budget has left."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="overruns")
+    action = models.CharField(max_length=200, help_text="What was done, e.g. 'build pool 3'.")
+    cost = models.PositiveIntegerField(help_text="Judgments the action asks for.")
+    remaining = models.IntegerField(help_text="Judgments the budget had left at the time.")
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    confirmed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "confirmed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.campaign.slug}: {self.action} ({self.cost} > {self.remaining} left)"

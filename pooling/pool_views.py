@@ -83,6 +83,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
     """Choose a strategy, see its cost against the budget, and build the pool."""
     campaign = _campaign(slug)
     form = SpecForm.from_query(request.POST if request.method == "POST" else request.GET)
+    over_budget = ""
     if request.method == "POST" and form.spec is not None:
         try:
             pool = services.pool_build(
@@ -90,7 +91,10 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
                 spec=form.spec,
                 name=request.POST.get("name", "").strip(),
                 created_by=request.user,
+                confirm_over_budget=request.POST.get("confirm_over_budget") == "on",
             )
+        except services.OverBudget as error:
+            over_budget = str(error)
         except services.PoolBuildError as error:
             messages.error(request, str(error))
         else:
@@ -99,9 +103,15 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
             if request.htmx:
                 response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
             return response
-    context = {"campaign": campaign, "form": form, "presets": PRESETS.values()}
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "presets": PRESETS.values(),
+        "name": request.POST.get("name", ""),
+        "over_budget_error": over_budget,
+    }
     context |= _whatif_context(campaign, form)
-    return render(request, "pooling/pool_new.html", context)
+    return render(request, "pooling/pool_new.html", context, status=409 if over_budget else 200)
 
 
 @organiser_required
@@ -119,18 +129,23 @@ def _whatif_context(campaign: Campaign, form: SpecForm) -> dict[str, Any]:
     if form.spec is None:
         return {"whatif_error": form.error}
     specs = [form.spec]
-    deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)
+    deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)  # ranked once, for the chart and spec
     ranked = services.ranked_runs_cached(campaign, max_depth=deepest)
     judged = services.judged_pairs(campaign)
-    table = whatif(ranked, depths=DEFAULT_DEPTHS, specs=specs, judged=judged).totals
+    depths = chart_depths(ranked.deepest_rank)
+    table = whatif(ranked, depths=depths, specs=specs, judged=judged).totals
     depth_rows = table[table["depth"].notna()]
     chosen = table[table["depth"].isna()].iloc[0]
-    budget = campaign.judgment_budget
+    state = services.campaign_budget(campaign)
+    # Costs are new judgments: they compare with what the budget has left.
+    budget = None if state.remaining is None else max(state.remaining, 0)
     context: dict[str, Any] = {
         "rows": depth_rows.to_dict(orient="records"),
         "chosen": chosen.to_dict(),
+        "budget_state": state,
         "budget": budget,
-        "over_budget": budget is not None and chosen["needed"] > budget,
+        "over_by": state.over_by(int(chosen["needed"])),
+        "left_after": None if budget is None else budget - int(chosen["needed"]),
         "chart": _chart(
             list(depth_rows["depth"].astype(int)),
             list(depth_rows["needed"].astype(int)),
@@ -149,6 +164,13 @@ def _whatif_context(campaign: Campaign, form: SpecForm) -> dict[str, Any]:
             context["fit_scale"] = scale
             context["scale_judges_all"] = scale is not None and scale.spec.is_depth_only
     return context
+
+
+def chart_depths(deepest_rank: int) -> list[int]:
+    """The depths of the cost table and chart: every 10 up to 100, but none past
+    the runs' deepest rank (deeper pools are the same pool), which ends the list."""
+    shallower = [depth for depth in DEFAULT_DEPTHS if depth < deepest_rank]
+    return [*shallower, min(deepest_rank, DEFAULT_DEPTHS[-1])] if deepest_rank else [1]
 
 
 def _chart(
@@ -246,7 +268,16 @@ def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse
     pool = _pool(slug, pool_id)
     runs = list(pool.campaign.runs.filter(pk__in=request.POST.getlist("runs")))
     try:
-        addition = services.pool_add_runs(pool=pool, runs=runs, created_by=request.user)
+        addition = services.pool_add_runs(
+            pool=pool,
+            runs=runs,
+            created_by=request.user,
+            confirm_over_budget=request.POST.get("confirm_over_budget") == "on",
+        )
+    except services.OverBudget as error:
+        messages.error(
+            request, f"{error} Tick 'past the budget' beside the runs to add them anyway."
+        )
     except services.PoolBuildError as error:
         messages.error(request, str(error))
     else:

@@ -24,8 +24,17 @@ from django.db.models import Count, F, Max, Q
 from django.utils.text import get_valid_filename
 
 from pooling import trec_io
-from pooling.budget import spec_label
-from pooling.models import Campaign, Document, Pool, PoolAddition, PoolEntry, Run, Topic
+from pooling.budget import BudgetState, pool_cost, spec_label
+from pooling.models import (
+    BudgetOverrun,
+    Campaign,
+    Document,
+    Pool,
+    PoolAddition,
+    PoolEntry,
+    Run,
+    Topic,
+)
 from pooling.ranking import RankedRuns, rank_run_caches
 from pooling.strategies import (
     POOL_COLUMNS,
@@ -375,6 +384,55 @@ def run_delete(*, run: Run) -> None:
 
 
 # --------------------------------------------------------------------------
+# Budget
+
+
+def campaign_budget(campaign: Campaign) -> BudgetState:
+    """The campaign's budget against the judgments stored now (never a counter).
+
+    Read through the topics' reverse relations so that pooling does not
+    import the judging app, which depends on it.
+    """
+    topics = Topic.objects.filter(campaign=campaign)
+    return BudgetState(
+        budget=campaign.judgment_budget,
+        judgments=topics.aggregate(n=Count("judgments"))["n"],
+        adjudications=topics.aggregate(n=Count("adjudications"))["n"],
+        counts_adjudications=campaign.budget_counts_adjudications,
+    )
+
+
+class OverBudget(ValueError):
+    """Work that costs more judgments than the budget has left, not confirmed; nothing stored."""
+
+    def __init__(self, state: BudgetState, cost: int, action: str):
+        self.state, self.cost, self.action = state, cost, action
+        super().__init__(
+            f"{action} asks for {cost:,} new judgments and the {state.describe()}: "
+            f"{state.over_by(cost):,} over. Confirm to go past the budget."
+        )
+
+
+def budget_check(
+    *, campaign: Campaign, cost: int, action: str, confirmed: bool, user: Any = None
+) -> None:
+    """Let work through that the budget covers; past it, only with `confirmed`, and
+    then record who confirmed how much. Call it inside the write's transaction."""
+    state = campaign_budget(campaign)
+    if not state.over_by(cost):
+        return
+    if not confirmed:
+        raise OverBudget(state, cost, action)
+    BudgetOverrun.objects.create(
+        campaign=campaign,
+        action=action,
+        cost=cost,
+        remaining=state.remaining or 0,
+        confirmed_by=user if getattr(user, "pk", None) else None,
+    )
+
+
+# --------------------------------------------------------------------------
 # Pools
 
 
@@ -415,13 +473,26 @@ def pool_build(
     name: str = "",
     created_by: Any = None,
     progress: Any = None,
+    confirm_over_budget: bool = False,
 ) -> Pool:
-    """Build a pool from every run of the campaign and store it in one transaction."""
+    """Build a pool from every run of the campaign and store it in one transaction.
+
+    A pool asking for more new judgments than the budget has left raises
+    OverBudget unless `confirm_over_budget`.
+    """
     runs = list(campaign.runs.all())
     ranked = ranked_runs(campaign, max_depth=spec.max_depth, runs=runs, progress=progress)
     entries = pool_from_ranked(ranked, spec)
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
+    cost = pool_cost(entries, judged_pairs(campaign))
     with transaction.atomic():
+        budget_check(
+            campaign=campaign,
+            cost=cost,
+            action=f"building pool {name or spec_label(spec)}",
+            confirmed=confirm_over_budget,
+            user=created_by,
+        )
         pool = Pool.objects.create(
             campaign=campaign,
             name=name or spec_label(spec),
@@ -433,8 +504,14 @@ def pool_build(
     return pool
 
 
-def pool_add_runs(*, pool: Pool, runs: Sequence[Run], created_by: Any = None) -> PoolAddition:
-    """Add late runs to a depth-k pool: only their new documents, nothing else changes."""
+def pool_add_runs(
+    *, pool: Pool, runs: Sequence[Run], created_by: Any = None, confirm_over_budget: bool = False
+) -> PoolAddition:
+    """Add late runs to a depth-k pool: only their new documents, nothing else changes.
+
+    New documents beyond what the budget has left raise OverBudget unless
+    `confirm_over_budget`.
+    """
     runs = [run for run in runs if run.campaign_id == pool.campaign_id]
     if not runs:
         raise PoolBuildError("choose at least one run of this pool's campaign to add")
@@ -450,7 +527,15 @@ def pool_add_runs(*, pool: Pool, runs: Sequence[Run], created_by: Any = None) ->
     except PoolSpecError as error:
         raise PoolBuildError(str(error)) from None
     topics = dict(pool.campaign.topics.values_list("topic_id", "pk"))
+    cost = pool_cost(new, judged_pairs(pool.campaign))
     with transaction.atomic():
+        budget_check(
+            campaign=pool.campaign,
+            cost=cost,
+            action=f"adding {', '.join(run.tag for run in runs)} to pool {pool.pk}",
+            confirmed=confirm_over_budget,
+            user=created_by,
+        )
         addition = PoolAddition.objects.create(pool=pool, created_by=created_by)
         addition.runs.set(runs)
         pool.runs.add(*runs)

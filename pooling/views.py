@@ -61,6 +61,7 @@ def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
         run.missing_topics = [t for t in topic_ids if t not in run.documents_per_topic]
     return {
         "campaign": campaign,
+        "budget": services.campaign_budget(campaign),
         "topics": campaign.topics.all(),
         "n_documents": campaign.documents.count(),
         "runs": runs,

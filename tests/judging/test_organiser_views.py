@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from judging import services
 from judging.models import Adjudication, Assignment, OverlapItem
+from pooling.models import BudgetOverrun
 from tests.helpers import make_campaign, make_documents, make_pool, make_user
 
 pytestmark = pytest.mark.django_db
@@ -49,6 +51,47 @@ def test_overlap_preview_shows_the_cost_and_assign_creates_it(organiser_client, 
     assert set(
         Assignment.objects.filter(kind="overlap").values_list("assessor__username", flat=True)
     ) <= {"ben", "cat"}
+
+
+def test_overlap_preview_keeps_the_ticked_assessors_and_topics(organiser_client, pool):
+    ben = User.objects.get(username="ben")
+    url = reverse("judging:pool_overlap", args=[pool.pk])
+    page = organiser_client.get(
+        url, {"k": "2", "fraction": "0.5", "seed": "3", "assessors": [ben.pk], "topics": ["1"]}
+    ).content.decode()
+    assert f'name="assessors" value="{ben.pk}" checked> ben' in page
+    cat = User.objects.get(username="cat")
+    assert f'name="assessors" value="{cat.pk}"> cat' in page
+    assert 'name="topics" value="1" checked> 1' in page
+    # The assign form carries exactly what was previewed.
+    assert f'<input type="hidden" name="assessors" value="{ben.pk}">' in page
+    assert '<input type="hidden" name="topics" value="1">' in page
+    organiser_client.post(
+        url, {"k": "2", "fraction": "0.5", "seed": "3", "assessors": [ben.pk], "topics": ["1"]}
+    )
+    assert set(
+        Assignment.objects.filter(kind="overlap").values_list("assessor__username", flat=True)
+    ) == {"ben"}
+
+
+def test_overlap_past_the_budget_is_compared_and_needs_confirmation(organiser_client, pool):
+    campaign = pool.campaign
+    campaign.judgment_budget = 26  # 24 judgments made: 2 left
+    campaign.save()
+    url = reverse("judging:pool_overlap", args=[pool.pk])
+    fields = {"k": "2", "fraction": "0.5", "seed": "3"}
+    page = organiser_client.get(url, fields).content.decode()
+    assert "Budget 26: 24 judgments made, <strong>2</strong> left." in page
+    assert "This plan is 4 over what is left." in page
+    response = organiser_client.post(url, fields)
+    assert response.status_code == 409
+    assert "asks for 6 new judgments and the budget 26: 24 spent, 2 left: 4 over" in (
+        response.content.decode()
+    )
+    assert not OverlapItem.objects.exists()
+    organiser_client.post(url, {**fields, "confirm_over_budget": "on"})
+    assert OverlapItem.objects.count() == 6
+    assert BudgetOverrun.objects.get().action == f"overlap K=2 on pool {pool.pk}"
 
 
 def test_overlap_errors_are_shown(organiser_client, pool):

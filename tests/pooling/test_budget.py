@@ -10,9 +10,11 @@ import pandas as pd
 import pytest
 
 from pooling.budget import (
+    BudgetState,
     fit_depth,
     fit_depth_per_topic,
     fit_scale,
+    pool_cost,
     run_contributions,
     run_overlap,
     whatif,
@@ -253,3 +255,43 @@ def test_run_overlap_matches_brute_force(runs):
         assert overlap.jaccard.loc[a, b] == pytest.approx(shared / len(sets[a] | sets[b]))
     assert np.diag(overlap.jaccard.values).tolist() == [1.0] * len(sets)
     assert np.diag(overlap.shared.values).tolist() == [len(sets[r]) for r in sorted(sets)]
+
+
+# --------------------------------------------------------------------------
+# The budget against what is spent
+
+
+def test_budget_state_compares_costs_with_what_is_left():
+    state = BudgetState(budget=60, judgments=40, adjudications=4)
+    assert (state.spent, state.remaining) == (44, 16)
+    assert state.over_by(16) == 0
+    assert state.over_by(73) == 57
+    assert state.describe() == "budget 60: 44 spent, 16 left"
+    uncounted = BudgetState(budget=60, judgments=40, adjudications=4, counts_adjudications=False)
+    assert (uncounted.spent, uncounted.remaining) == (40, 20)
+
+
+def test_an_overspent_budget_has_nothing_left_for_any_cost():
+    state = BudgetState(budget=10, judgments=12)
+    assert state.remaining == -2
+    assert state.over_by(0) == 0
+    assert state.over_by(3) == 3
+
+
+def test_without_a_budget_nothing_is_over():
+    state = BudgetState(budget=None, judgments=7)
+    assert (state.remaining, state.over_by(10**6)) == (None, 0)
+    assert state.describe() == "7 judgments made; no budget set"
+
+
+def test_pool_cost_counts_sampled_entries_nobody_judged():
+    entries = pd.DataFrame(
+        {
+            "query_id": ["1", "1", "1", "2"],
+            "doc_id": ["a", "b", "c", "a"],
+            "sampled": [True, True, False, True],
+        }
+    )
+    judged = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["b", "b"]})
+    assert pool_cost(entries, judged) == 2
+    assert pool_cost(entries, None) == 3

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from pooling.models import Document, Pool
+from judging import services as judging_services
+from pooling.models import BudgetOverrun, Document, Pool
 from tests.helpers import make_campaign, make_run, run_text
 
 pytestmark = pytest.mark.django_db
@@ -28,9 +29,23 @@ def campaign():
     return campaign
 
 
+def test_build_pool_past_the_budget_needs_the_flag(campaign):
+    with pytest.raises(CommandError) as caught:
+        call("build_pool", "--campaign", "trec-x", "--depth", "2")
+    assert str(caught.value) == (
+        "building pool 1-2:1.0 asks for 7 new judgments and the budget 5: 0 spent, 5 left: "
+        "2 over. Confirm to go past the budget. (--confirm-over-budget)"
+    )
+    assert not Pool.objects.exists()
+    call("build_pool", "--campaign", "trec-x", "--depth", "2", "--confirm-over-budget")
+    assert Pool.objects.count() == 1
+    assert BudgetOverrun.objects.get().cost == 7
+
+
 def test_build_pool_stores_the_spec(campaign):
     out = call(
         "build_pool",
+        "--confirm-over-budget",
         "--campaign",
         "trec-x",
         "--depth",
@@ -110,8 +125,29 @@ def test_whatif_prints_sizes_needed_and_the_budget_fit(campaign):
         "depth 1          4       0       4",
         "depth 2          7       0       7",
         "depth 3          9       0       9",
-        "budget 5: largest depth that fits is 1 (4 in the pool, 4 still to judge)",
+        "budget 5: 0 spent, 5 left",
+        "5 left: largest depth that fits is 1 (4 in the pool, 4 still to judge)",
     ]
+
+
+def test_whatif_fits_what_the_budget_has_left(campaign, assessor):
+    judging_services.judgment_record(
+        assessor=assessor,
+        topic=campaign.topics.get(topic_id="1"),
+        docno="d1",
+        relevance=0,
+        aspects={},
+    )
+    out = call("pool_whatif", "--campaign", "trec-x", "--depths", "1,2,3")
+    assert out.splitlines()[-2:] == [
+        "budget 5: 1 spent, 4 left",
+        "4 left: largest depth that fits is 1 (4 in the pool, 3 still to judge)",
+    ]
+    out = call("pool_whatif", "--campaign", "trec-x", "--depths", "1,2,3", "--budget", "6")
+    assert (
+        out.splitlines()[-1]
+        == "6 left: largest depth that fits is 2 (7 in the pool, 6 still to judge)"
+    )
 
 
 def test_whatif_bad_depths_are_explained(campaign):

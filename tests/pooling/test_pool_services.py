@@ -120,3 +120,70 @@ def test_cached_ranking_is_not_reused_for_a_new_run_with_an_old_id(campaign):
     again = services.ranked_runs_cached(campaign, max_depth=10)
     assert again is not ranked
     assert set(again.table.column("run_id").to_pylist()) == {"a", "c"}
+
+
+# --------------------------------------------------------------------------
+# The budget ledger
+
+
+def test_spent_is_derived_from_the_stored_judgments_and_adjudications(
+    campaign, assessor, assessor2
+):
+    from judging import services as judging
+
+    topic = campaign.topics.get(topic_id="1")
+    campaign.judgment_budget = 10
+    campaign.save()
+
+    def judge(user, docno, relevance=0):
+        aspects = {"effectiveness": 3, "credibility": 1} if relevance else {}
+        return judging.judgment_record(
+            assessor=user, topic=topic, docno=docno, relevance=relevance, aspects=aspects
+        )
+
+    judge(assessor, "d1")
+    judge(assessor, "d1")  # a double submit is one judgment
+    judge(assessor2, "d1")  # an overlap judgment counts
+    judge(assessor, "d2")
+    assert services.campaign_budget(campaign).spent == 3
+    judge(assessor, "d2", relevance=2)  # revising is the same judgment
+    assert services.campaign_budget(campaign).spent == 3
+    judging.adjudication_record(
+        topic=topic, docno="d1", relevance=0, aspects={}, reason="", decided_by=assessor
+    )
+    state = services.campaign_budget(campaign)
+    assert (state.judgments, state.adjudications, state.spent, state.remaining) == (3, 1, 4, 6)
+    campaign.budget_counts_adjudications = False
+    campaign.save()
+    assert services.campaign_budget(campaign).spent == 3
+    other = make_campaign("other", topics=("1",))
+    judging.judgment_record(
+        assessor=assessor, topic=other.topics.get(), docno="d1", relevance=0, aspects={}
+    )
+    assert services.campaign_budget(campaign).spent == 3, "another campaign's judgments"
+
+
+def test_an_undone_judgment_is_no_longer_spent(campaign, assessor):
+    from judging import services as judging
+
+    topic = campaign.topics.get(topic_id="1")
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    [assignment] = judging.assignments_create(pool=pool, topics=[topic], assessors=[assessor])
+    judging.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    assert services.campaign_budget(campaign).spent == 1
+    judging.judgment_undo(assignment=assignment)
+    assert services.campaign_budget(campaign).spent == 0
+
+
+def test_pool_build_over_the_budget_stores_nothing_unless_confirmed(campaign, organiser):
+    campaign.judgment_budget = 3
+    campaign.save()
+    with pytest.raises(services.OverBudget, match="asks for 4 new judgments"):
+        services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    assert not campaign.pools.exists()
+    services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=1), confirm_over_budget=True, created_by=organiser
+    )
+    assert campaign.pools.count() == 1
+    [overrun] = campaign.overruns.all()
+    assert (overrun.cost, overrun.remaining, overrun.confirmed_by) == (4, 3, organiser)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
+from judging import services as judging_services
 from pooling import services
-from pooling.models import Pool
+from pooling.models import BudgetOverrun, Pool
 from pooling.strategies import PoolSpec, write_pool_tsv
 from tests.helpers import make_campaign, make_run
 
@@ -17,10 +20,27 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def campaign():
-    campaign = make_campaign(topics=("1", "2"), judgment_budget=6)
+    campaign = make_campaign(topics=("1", "2"), judgment_budget=100)
     make_run(campaign, "a", {"1": ["d1", "d2", "d3", "d4"], "2": ["e1", "e2"]})
     make_run(campaign, "b", {"1": ["d3", "d5", "d6"], "2": ["e2", "e3", "e4"]})
     return campaign
+
+
+def with_budget(campaign, budget: int):
+    campaign.judgment_budget = budget
+    campaign.save(update_fields=["judgment_budget"])
+    return campaign
+
+
+def judge(campaign, assessor, topic: str, *docnos: str) -> None:
+    for docno in docnos:
+        judging_services.judgment_record(
+            assessor=assessor,
+            topic=campaign.topics.get(topic_id=topic),
+            docno=docno,
+            relevance=0,
+            aspects={},
+        )
 
 
 def new_url(campaign) -> str:
@@ -28,15 +48,80 @@ def new_url(campaign) -> str:
 
 
 def test_new_pool_page_shows_the_cost_of_a_preset(organiser_client, campaign):
+    with_budget(campaign, 6)
     page = organiser_client.get(new_url(campaign), {"preset": "depth-10"}).content.decode()
     assert 'name="depth" min="1" value="10"' in page
     assert "This strategy asks for <strong>10</strong> judgments" in page
-    assert "Budget: 6" in page
-    assert "over budget" in page
+    assert "Budget 6: 0 judgments made, <strong>6</strong> left." in page
+    assert "10 still to make is 4 over what is left." in page
     assert "<svg" in page
 
 
+def test_whatif_compares_what_is_still_to_make_with_what_the_budget_has_left(
+    organiser_client, campaign, assessor, assessor2
+):
+    """The issue's case: after judgments were made, 'still to make' must be
+    compared with what is left, not with the whole budget."""
+    with_budget(campaign, 10)
+    judge(campaign, assessor, "1", "d1", "d3")  # in the depth-10 pool
+    judge(campaign, assessor2, "1", "d1")  # the same document again: spent, not needed
+    judge(campaign, assessor, "2", "zz")  # outside any pool: still spent
+    page = organiser_client.get(new_url(campaign), {"preset": "depth-10"}).content.decode()
+    assert "<strong>8</strong> still to make, 2 already judged." in page
+    assert "Budget 10: 4 judgments made, <strong>6</strong> left." in page
+    assert "8 still to make is 2 over what is left." in page
+    with_budget(campaign, 12)
+    page = organiser_client.get(new_url(campaign), {"preset": "depth-10"}).content.decode()
+    assert "Fits, leaving 0." in page
+
+
+def test_building_past_the_budget_asks_for_confirmation_and_records_it(
+    organiser_client, campaign, organiser
+):
+    with_budget(campaign, 6)
+    fields = {"depth": "10", "strata": "", "seed": "0", "order": "shuffled", "name": "deep"}
+    response = organiser_client.post(new_url(campaign), fields)
+    page = response.content.decode()
+    assert response.status_code == 409
+    assert (
+        "building pool deep asks for 10 new judgments and the budget 6: 0 spent, 6 left: "
+        "4 over. Confirm to go past the budget." in page
+    )
+    assert 'name="confirm_over_budget"' in page
+    assert 'value="deep"' in page
+    assert not Pool.objects.exists()
+    assert not BudgetOverrun.objects.exists()
+
+    response = organiser_client.post(new_url(campaign), {**fields, "confirm_over_budget": "on"})
+    pool = Pool.objects.get()
+    assert response.url == reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    overrun = BudgetOverrun.objects.get()
+    assert (overrun.action, overrun.cost, overrun.remaining, overrun.confirmed_by) == (
+        "building pool deep",
+        10,
+        6,
+        organiser,
+    )
+
+
+def test_the_whatif_request_does_not_send_the_csrf_token():
+    page = (Path(settings.BASE_DIR) / "templates/pooling/pool_new.html").read_text()
+    form = page[page.index('<form method="post" class="stacked" id="pool-form"') :]
+    form_tag = form[: form.index(">")]
+    assert 'hx-params="not csrfmiddlewaretoken,confirm_over_budget,name"' in form_tag
+    # The build button posts everything, the token included.
+    assert 'hx-post="{% url \'pooling:pool_new\' campaign.slug %}" hx-params="*"' in form
+
+
+def test_cost_chart_stops_at_the_runs_deepest_rank(organiser_client, campaign):
+    page = organiser_client.get(new_url(campaign), {"preset": "depth-10"}).content.decode()
+    # The runs retrieve at most 4 documents per topic: one depth, 4, on the axis.
+    assert "<td>depth 4</td>" in page
+    assert "<td>depth 10</td>" not in page
+
+
 def test_whatif_panel_follows_the_fields(organiser_client, campaign):
+    with_budget(campaign, 6)
     url = reverse("pooling:pool_whatif", args=[campaign.slug])
     response = organiser_client.get(
         url, {"depth": "1", "strata": "2-3:0.5", "seed": "0"}, headers={"HX-Request": "true"}
@@ -119,6 +204,20 @@ def test_exports_are_the_pool_tsv_and_the_order_list(organiser_client, campaign)
         ).status_code
         == 404
     )
+
+
+def test_adding_late_runs_past_the_budget_needs_the_tick(organiser_client, campaign):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    with_budget(campaign, 0)
+    late = make_run(campaign, "late", {"1": ["d9"]})
+    url = reverse("pooling:pool_add_runs", args=[campaign.slug, pool.pk])
+    page = organiser_client.post(url, {"runs": [late.pk]}, follow=True).content.decode()
+    assert "adding late to pool" in page
+    assert "1 over. Confirm to go past the budget." in page
+    assert not pool.entries.filter(docno="d9").exists()
+    organiser_client.post(url, {"runs": [late.pk], "confirm_over_budget": "on"})
+    assert pool.entries.filter(docno="d9").exists()
+    assert BudgetOverrun.objects.get().cost == 1
 
 
 def test_add_late_runs_from_the_page(organiser_client, campaign):

@@ -293,3 +293,15 @@ def test_login_and_logout(client, assessor):
     assert client.get(reverse("home")).url.startswith(reverse("login"))
     bad = client.post(reverse("login"), {"username": "alice", "password": "wrong"})
     assert "didn't match" in bad.content.decode()
+
+
+def test_campaign_page_shows_judgments_made_and_budget_left(organiser_client, assessor):
+    from judging import services as judging
+
+    campaign = make_campaign(judgment_budget=10)
+    judging.judgment_record(
+        assessor=assessor, topic=campaign.topics.first(), docno="d1", relevance=0, aspects={}
+    )
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert "<dt>Judgments made</dt><dd>1</dd>" in page
+    assert '<dt>Budget left</dt><dd><span title="of 10">9</span></dd>' in page

@@ -15,6 +15,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="campaign slug")
         parser.add_argument("--name", default="", help="a name for the pool (default: its strata)")
+        parser.add_argument(
+            "--confirm-over-budget",
+            action="store_true",
+            help="build even if the pool asks for more new judgments than the budget has left "
+            "(the overrun is recorded)",
+        )
         add_pool_spec_arguments(parser)
 
     def handle(self, *args: object, **options: object) -> None:
@@ -26,8 +32,14 @@ class Command(BaseCommand):
         ) as bar:
             try:
                 pool = services.pool_build(
-                    campaign=campaign, spec=spec, name=options["name"], progress=bar.update
+                    campaign=campaign,
+                    spec=spec,
+                    name=options["name"],
+                    progress=bar.update,
+                    confirm_over_budget=options["confirm_over_budget"],
                 )
+            except services.OverBudget as error:
+                raise CommandError(f"{error} (--confirm-over-budget)") from None
             except services.PoolBuildError as error:
                 raise CommandError(str(error)) from None
         entries = pool.entries.count()

@@ -10,6 +10,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--pool", type=int, required=True, help="pool id")
         parser.add_argument("--run", action="append", required=True, help="run tag (repeatable)")
+        parser.add_argument(
+            "--confirm-over-budget",
+            action="store_true",
+            help="add even past the budget (the overrun is recorded)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         pool = pool_or_error(options["pool"])
@@ -20,7 +25,11 @@ class Command(BaseCommand):
                 f"no run tagged {', '.join(missing)} in campaign {pool.campaign.slug}"
             )
         try:
-            addition = services.pool_add_runs(pool=pool, runs=runs)
+            addition = services.pool_add_runs(
+                pool=pool, runs=runs, confirm_over_budget=options["confirm_over_budget"]
+            )
+        except services.OverBudget as error:
+            raise CommandError(f"{error} (--confirm-over-budget)") from None
         except services.PoolBuildError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"pool {pool.pk}: added {addition.entries.count()} entries")

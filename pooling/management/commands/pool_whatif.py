@@ -9,7 +9,7 @@ from pooling.strategies import add_pool_spec_arguments
 class Command(BaseCommand):
     help = (
         "Show how many judgments pools of several depths (and a strata spec) would "
-        "cost, against what is already judged and an optional budget."
+        "cost, against what is already judged and what the budget has left."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -18,7 +18,9 @@ class Command(BaseCommand):
             "--depths", default="10,20,30,40,50,60,70,80,90,100", help="comma-separated depths"
         )
         parser.add_argument(
-            "--budget", type=int, help="judgments available (default: the campaign's)"
+            "--budget",
+            type=int,
+            help="new judgments available (default: what the campaign's budget has left)",
         )
         parser.add_argument("--per-topic", action="store_true", help="also list each topic")
         add_pool_spec_arguments(parser)
@@ -45,7 +47,11 @@ class Command(BaseCommand):
         if options["per_topic"]:
             self.stdout.write("")
             self._print(table.per_topic, key=["scheme", "query_id"])
-        budget = options["budget"] if options["budget"] is not None else campaign.judgment_budget
+        budget = options["budget"]
+        if budget is None:
+            state = services.campaign_budget(campaign)
+            self.stdout.write(state.describe())
+            budget = None if state.remaining is None else max(state.remaining, 0)
         if budget is not None:
             self._fit(ranked, budget, specs, judged)
 
@@ -63,18 +69,18 @@ class Command(BaseCommand):
     def _fit(self, ranked, budget: int, specs, judged) -> None:
         depth = fit_depth(ranked, budget, judged=judged)
         if depth is None:
-            self.stdout.write(f"budget {budget}: even depth 1 needs more judgments")
+            self.stdout.write(f"{budget} left: even depth 1 needs more judgments")
         else:
             self.stdout.write(
-                f"budget {budget}: largest depth that fits is {depth.depth} "
+                f"{budget} left: largest depth that fits is {depth.depth} "
                 f"({depth.pool_size} in the pool, {depth.needed} still to judge)"
             )
         for spec in specs:
             scale = fit_scale(ranked, spec, budget, judged=judged)
             if scale is None:
-                self.stdout.write(f"budget {budget}: the strata do not fit at any rate")
+                self.stdout.write(f"{budget} left: the strata do not fit at any rate")
             else:
                 self.stdout.write(
-                    f"budget {budget}: strata rates scaled by {scale.factor:.2f} fit "
+                    f"{budget} left: strata rates scaled by {scale.factor:.2f} fit "
                     f"({scale.pool_size} in the pool, {scale.needed} still to judge)"
                 )

@@ -1,0 +1,50 @@
+"""Organiser forms of the judging pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.models import User
+
+from judging.overlap import OverlapPlanError, OverlapSpec
+
+
+class OverlapForm(forms.Form):
+    """How many documents to judge K times; previewed by GET, assigned by POST."""
+
+    k = forms.IntegerField(min_value=2, initial=2, label="K, assessors per overlap document")
+    # Left out, the fraction is 1 (whole topics) and the seed 0.
+    fraction = forms.FloatField(
+        required=False, max_value=1.0, label="Fraction of each topic's documents"
+    )
+    seed = forms.IntegerField(required=False)
+    topics = forms.MultipleChoiceField(required=False)
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none(), required=False)
+    confirm_over_budget = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, topics: list[str], assessors: list[User], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["topics"].choices = [(t, t) for t in topics]
+        self.fields["assessors"].queryset = User.objects.filter(pk__in=[a.pk for a in assessors])
+        self.assessor_accounts = assessors
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            self.spec = OverlapSpec(
+                k=data["k"],
+                fraction=1.0 if data["fraction"] is None else data["fraction"],
+                topics=frozenset(data["topics"]) or None,
+                seed=data["seed"] or 0,
+            )
+        except OverlapPlanError as error:
+            raise forms.ValidationError(str(error)) from None
+        return data
+
+    def chosen_assessors(self) -> list[User]:
+        """The ticked assessors, or every assessor when none is ticked."""
+        chosen = {a.pk for a in self.cleaned_data["assessors"]}
+        return [a for a in self.assessor_accounts if a.pk in chosen] or self.assessor_accounts
