@@ -46,6 +46,7 @@ class SpecForm:
     order: str
     spec: PoolSpec | None
     error: str = ""
+    allow_gaps: bool = False
 
     @classmethod
     def from_query(cls, data: Any) -> SpecForm:
@@ -64,6 +65,7 @@ class SpecForm:
             "strata": data.get("strata", "").strip(),
             "seed": data.get("seed", "0").strip() or "0",
             "order": data.get("order", "shuffled"),
+            "allow_gaps": data.get("allow_gaps") == "on",
         }
         try:
             spec = parse_pool_spec(
@@ -72,6 +74,7 @@ class SpecForm:
                 topic_depths=(),
                 seed=fields["seed"],
                 order=fields["order"],
+                allow_gaps=fields["allow_gaps"],
             )
         except PoolSpecError as error:
             return cls(**fields, spec=None, error=str(error))

@@ -198,7 +198,10 @@ class PoolSpec:
       runs are ignored;
     - seed: for the draws and the shuffle (a non-negative integer);
     - order: "shuffled" (a seeded random permutation per topic, independent
-      of rank, run and docno) or "docno" (byte order).
+      of rank, run and docno) or "docno" (byte order);
+    - allow_gaps: ranks left out between the depth and the first stratum,
+      between strata, or above a first stratum without a depth, are an error
+      (usually a typo that silently shrinks the pool) unless this is set.
     """
 
     depth: int | None = None
@@ -206,6 +209,7 @@ class PoolSpec:
     topic_depths: Mapping[str, int] = field(default_factory=dict)
     seed: int = 0
     order: OrderMode = "shuffled"
+    allow_gaps: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "strata", tuple(self.strata))
@@ -223,6 +227,8 @@ class PoolSpec:
         ]
         for label, depth in depths:
             _check_depth(label, depth, self.strata)
+        if not self.allow_gaps:
+            _check_no_gaps(depths, self.strata)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise PoolSpecError(f"the seed must be a non-negative integer, not {self.seed!r}")
         if self.order not in ORDER_MODES:
@@ -266,13 +272,15 @@ class PoolSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form, read back by `from_dict`."""
-        return {
+        data = {
             "depth": self.depth,
             "strata": [str(stratum) for stratum in self.strata],
             "topic_depths": dict(self.topic_depths),
             "seed": self.seed,
             "order": self.order,
         }
+        # Only when set, so that the stored specs of gapless pools stay as they were.
+        return data | ({"allow_gaps": True} if self.allow_gaps else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PoolSpec:
@@ -282,6 +290,7 @@ class PoolSpec:
             topic_depths=dict(data.get("topic_depths", {})),
             seed=data.get("seed", 0),
             order=data.get("order", "shuffled"),
+            allow_gaps=bool(data.get("allow_gaps", False)),
         )
 
     def to_args(self) -> list[str]:
@@ -291,7 +300,8 @@ class PoolSpec:
             args += ["--stratum", str(stratum)]
         for topic, depth in self.topic_depths.items():
             args += ["--topic-depth", f"{topic}:{depth}"]
-        return [*args, "--seed", str(self.seed), "--order", self.order]
+        args += ["--seed", str(self.seed), "--order", self.order]
+        return [*args, "--allow-gaps"] if self.allow_gaps else args
 
     def __str__(self) -> str:
         return " ".join(self.to_args())
@@ -309,6 +319,30 @@ def _check_depth(label: str, depth: object, strata: Sequence[Stratum]) -> None:
         raise PoolSpecError(
             f"{label} {depth} overlaps stratum {strata[0]}: strata must start below the depth"
         )
+
+
+def _check_no_gaps(depths: list[tuple[str, int | None]], strata: Sequence[Stratum]) -> None:
+    """Every rank from 1 to the last stratum is in some stratum of every topic."""
+    for before, after in itertools.pairwise(strata):
+        if after.lo > before.hi + 1:
+            _gap(f"strata {before} and {after}", before.hi + 1, after.lo - 1)
+    if not strata:
+        return
+    first = strata[0]
+    for label, depth in depths:
+        if depth is None:
+            if first.lo > 1:
+                _gap(f"stratum {first}, with no depth before it,", 1, first.lo - 1)
+        elif first.lo > depth + 1:
+            _gap(f"{label} {depth} and stratum {first}", depth + 1, first.lo - 1)
+
+
+def _gap(between: str, lo: int, hi: int) -> None:
+    ranks = f"rank {lo}" if lo == hi else f"ranks {lo}-{hi}"
+    raise PoolSpecError(
+        f"{between} leave {ranks} out of the pool: close the gap, or allow gaps "
+        "(--allow-gaps) to leave them out on purpose"
+    )
 
 
 def _check_strata_order(strata: Sequence[Stratum]) -> None:
@@ -360,10 +394,12 @@ def parse_pool_spec(
     topic_depths: Iterable[str] = (),
     seed: str | int | None = None,
     order: str = "shuffled",
+    allow_gaps: bool = False,
 ) -> PoolSpec:
     """A spec from command-line texts: `--depth 20 --stratum 21-100:0.8
-    --topic-depth 301:50 --seed 7 --order docno` (strata and topic depths
-    repeatable). A missing seed is 0. Raises PoolSpecError saying what is wrong.
+    --topic-depth 301:50 --seed 7 --order docno [--allow-gaps]` (strata and
+    topic depths repeatable). A missing seed is 0. Raises PoolSpecError
+    saying what is wrong.
     """
     topic_depth_pairs = [_parse_topic_depth(text) for text in topic_depths]
     counts = Counter(topic for topic, _ in topic_depth_pairs)
@@ -380,6 +416,7 @@ def parse_pool_spec(
         topic_depths=dict(topic_depth_pairs),
         seed=0 if seed is None else _parse_int("seed", seed),
         order=cast(OrderMode, order),
+        allow_gaps=allow_gaps,
     )
 
 
@@ -408,6 +445,12 @@ def add_pool_spec_arguments(parser: argparse.ArgumentParser) -> None:
         default="shuffled",
         help="presentation order (default shuffled)",
     )
+    parser.add_argument(
+        "--allow-gaps",
+        action="store_true",
+        help="leave out on purpose the ranks between the depth and the first stratum "
+        "or between strata (otherwise an error)",
+    )
 
 
 def pool_spec_from_options(options: Mapping[str, Any]) -> PoolSpec:
@@ -418,6 +461,7 @@ def pool_spec_from_options(options: Mapping[str, Any]) -> PoolSpec:
         topic_depths=options.get("topic_depth") or (),
         seed=options.get("seed"),
         order=options.get("order") or "shuffled",
+        allow_gaps=bool(options.get("allow_gaps")),
     )
 
 

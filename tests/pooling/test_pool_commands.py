@@ -74,6 +74,10 @@ def test_build_pool_stores_the_spec(campaign):
         (["--stratum", "1-10:0.5", "--stratum", "5-20:0.5"], "overlap"),
         (["--stratum", "20-10:0.5"], "20-10"),
         (["--stratum", "abc"], "abc"),
+        (
+            ["--depth", "5", "--topic-depth", "1:3", "--stratum", "6-25:0.3"],
+            "depth of topic '1' 3 and stratum 6-25:0.3 leave ranks 4-5 out of the pool",
+        ),
     ],
 )
 def test_bad_specs_build_nothing(campaign, args, message):

@@ -132,6 +132,20 @@ def test_whatif_panel_follows_the_fields(organiser_client, campaign):
     assert "Largest depth within the budget: <strong>1</strong>" in page
 
 
+def test_a_gap_between_depth_and_strata_is_explained_unless_allowed(organiser_client, campaign):
+    url = reverse("pooling:pool_whatif", args=[campaign.slug])
+    page = organiser_client.get(url, {"depth": "1", "strata": "3-4:0.5"}).content.decode()
+    assert "depth 1 and stratum 3-4:0.5 leave rank 2 out of the pool" in page
+    page = organiser_client.get(
+        url, {"depth": "1", "strata": "3-4:0.5", "allow_gaps": "on"}
+    ).content.decode()
+    assert "This strategy asks for" in page
+    organiser_client.post(
+        new_url(campaign), {"depth": "1", "strata": "3-4:0.5", "allow_gaps": "on", "seed": "0"}
+    )
+    assert Pool.objects.get().spec["allow_gaps"] is True
+
+
 def test_whatif_explains_a_bad_spec(organiser_client, campaign):
     url = reverse("pooling:pool_whatif", args=[campaign.slug])
     page = organiser_client.get(url, {"depth": "5", "strata": "3-9:0.5"}).content.decode()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -255,9 +256,9 @@ def test_stratum_sizes_draws_and_inclusion_probabilities_are_exact():
             assert (rows["inclusion_probability"] == drawn / size).all()
 
 
-def test_documents_outside_every_stratum_are_not_pooled():
+def test_documents_outside_every_stratum_are_not_pooled_when_gaps_are_allowed():
     runs = runs_from_text("1 Q0 a 1 6 r\n1 Q0 b 2 5 r\n1 Q0 c 3 4 r\n1 Q0 d 4 3 r\n1 Q0 e 5 2 r\n")
-    pool = build_pool(runs, PoolSpec(strata=parse_strata("1-1:1.0 4-5:1.0")))
+    pool = build_pool(runs, PoolSpec(strata=parse_strata("1-1:1.0 4-5:1.0"), allow_gaps=True))
     assert sorted(pool["doc_id"]) == ["a", "d", "e"]
     assert pool.set_index("doc_id")["stratum"].to_dict() == {"a": 1, "d": 2, "e": 2}
 
@@ -444,7 +445,9 @@ def test_spec_parses_the_command_line_syntax():
     parser = argparse.ArgumentParser()
     add_pool_spec_arguments(parser)
     command_line = "--depth 20 --stratum 21-100:0.8 --stratum 101-500:0.5 --topic-depth 301:10"
-    options = parser.parse_args([*command_line.split(), "--seed", "9", "--order", "docno"])
+    options = parser.parse_args(
+        [*command_line.split(), "--seed", "9", "--order", "docno", "--allow-gaps"]
+    )
     spec = pool_spec_from_options(vars(options))
     assert spec == PoolSpec(
         depth=20,
@@ -452,6 +455,7 @@ def test_spec_parses_the_command_line_syntax():
         topic_depths={"301": 10},
         seed=9,
         order="docno",
+        allow_gaps=True,
     )
     assert spec.strata_for("301")[0] == Stratum(1, 10, 1.0)
     assert spec.max_depth == 500
@@ -459,7 +463,13 @@ def test_spec_parses_the_command_line_syntax():
 
 
 def test_spec_round_trips_through_its_stored_form():
-    spec = PoolSpec(depth=20, strata=parse_strata("21-100:0.8"), topic_depths={"a:b": 5}, seed=3)
+    spec = PoolSpec(
+        depth=20,
+        strata=parse_strata("21-100:0.8"),
+        topic_depths={"a:b": 5},
+        seed=3,
+        allow_gaps=True,
+    )
     assert PoolSpec.from_dict(spec.to_dict()) == spec
     assert spec.to_dict()["strata"] == ["21-100:0.8"]
 
@@ -611,3 +621,32 @@ def test_importing_the_cores_does_not_load_django():
     )
     root = Path(__file__).resolve().parents[2]
     assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            {"depth": 5, "topic_depths": {"103": 3}, "strata": "6-25:0.3"},
+            "depth of topic '103' 3 and stratum 6-25:0.3 leave ranks 4-5 out of the pool",
+        ),
+        ({"depth": 3, "strata": "5-25:0.3"}, "depth 3 and stratum 5-25:0.3 leave rank 4 out"),
+        (
+            {"depth": 5, "strata": "6-20:0.5 30-40:0.1"},
+            "strata 6-20:0.5 and 30-40:0.1 leave ranks 21-29",
+        ),
+        ({"strata": "21-100:0.5"}, "stratum 21-100:0.5, with no depth before it, leave ranks 1-20"),
+    ],
+)
+def test_a_gap_in_the_ranks_is_an_error_unless_asked_for(spec, message):
+    fields = {**spec, "strata": parse_strata(spec["strata"])}
+    with pytest.raises(PoolSpecError, match=re.escape(message)):
+        PoolSpec(**fields)
+    allowed = PoolSpec(**fields, allow_gaps=True)
+    assert PoolSpec.from_dict(allowed.to_dict()) == allowed
+    assert allowed.to_args()[-1] == "--allow-gaps"
+
+
+def test_gapless_specs_store_no_allow_gaps_key():
+    assert "allow_gaps" not in CDS_2014.to_dict()
+    assert "--allow-gaps" not in CDS_2014.to_args()
