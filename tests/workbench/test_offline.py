@@ -153,6 +153,7 @@ def organiser_pages(site) -> list[str]:
         reverse("admin:index"),
         reverse("admin:pooling_campaign_changelist"),
         reverse("api-docs"),
+        reverse("api_tokens"),
     ]
 
 
@@ -162,6 +163,7 @@ def assessor_pages(site) -> list[str]:
         reverse("judging:assessor_home"),
         reverse("judging:judge", args=[assignment, 1]),
         reverse("judging:judged_list", args=[assignment]),
+        reverse("api_tokens"),
     ]
 
 
