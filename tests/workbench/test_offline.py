@@ -141,6 +141,7 @@ def organiser_pages(site) -> list[str]:
         reverse("pooling:campaign_list"),
         reverse("pooling:campaign_create"),
         reverse("pooling:campaign_detail", args=[slug]),
+        reverse("pooling:campaign_edit", args=[slug]),
         reverse("pooling:pool_new", args=[slug]),
         reverse("pooling:pool_detail", args=[slug, pool]),
         reverse("judging:pool_assignments", args=[pool]),
