@@ -21,7 +21,7 @@ from judging.overlap import OverlapPlanError
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, Topic
 from pooling.services import OverBudget, campaign_budget
-from workbench.roles import is_organiser, organiser_required
+from workbench.roles import assessor_accounts, organiser_required
 
 
 def _get_pool(pool_id: int) -> Pool:
@@ -29,9 +29,7 @@ def _get_pool(pool_id: int) -> Pool:
 
 
 def _assessor_accounts() -> list[User]:
-    return [
-        u for u in User.objects.filter(is_active=True).order_by("username") if not is_organiser(u)
-    ]
+    return list(assessor_accounts().filter(is_active=True).order_by("username"))
 
 
 @organiser_required

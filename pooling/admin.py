@@ -9,6 +9,8 @@ class CampaignAdmin(OrganiserModelAdmin):
     list_display = ["name", "slug", "judgment_budget", "created_at"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "slug"]
+    # Changed on the campaign's edit page only, which refuses it once there are judgments.
+    readonly_fields = ["label_schema"]
 
 
 @admin.register(Topic)

@@ -1,21 +1,139 @@
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from django.forms.boundfield import BoundWidget
 
+from pooling.label_schema import (
+    DEFAULT_PRESET,
+    SCHEMA_PRESETS,
+    LabelSchema,
+    default_schema,
+    preset_of,
+    schema_problems,
+)
 from pooling.models import Campaign
 from pooling.trec_io import DOCUMENT_FORMATS, TOPIC_FORMATS
 
+CUSTOM_SCHEMA = "custom"
+
+
+@dataclass(frozen=True)
+class PresetCard:
+    radio: BoundWidget
+    schema: LabelSchema
+
 
 class CampaignForm(forms.ModelForm):
+    """A new campaign. The label schema is a preset, or custom JSON for power users."""
+
+    label_schema = forms.ChoiceField(
+        label="Label schema",
+        choices=[
+            *((p.name, p.label) for p in SCHEMA_PRESETS.values()),
+            (CUSTOM_SCHEMA, "Custom schema (JSON)"),
+        ],
+        initial=DEFAULT_PRESET,
+        widget=forms.RadioSelect,
+    )
+    custom_schema = forms.CharField(
+        label="Custom schema (JSON)",
+        required=False,
+        strip=True,
+        initial=lambda: json.dumps(default_schema(), indent=2),
+        widget=forms.Textarea(attrs={"rows": 16, "class": "mono", "spellcheck": "false"}),
+    )
+
     class Meta:
         model = Campaign
-        fields = ["name", "slug", "description", "guidelines", "judgment_budget", "label_schema"]
+        fields = [
+            "name",
+            "slug",
+            "description",
+            "guidelines",
+            "judgment_budget",
+            "budget_counts_adjudications",
+            "label_schema",
+        ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "guidelines": forms.Textarea(attrs={"rows": 5}),
-            "label_schema": forms.Textarea(attrs={"rows": 12, "class": "mono"}),
+        }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        choice = data.get("label_schema")
+        if choice in SCHEMA_PRESETS:
+            data["label_schema"] = SCHEMA_PRESETS[choice].schema()
+        elif choice == CUSTOM_SCHEMA:
+            schema = self._custom_schema(data.get("custom_schema", ""))
+            if schema is None:
+                del data["label_schema"]
+            else:
+                data["label_schema"] = schema
+        return data
+
+    def _custom_schema(self, text: str) -> Any:
+        """The pasted schema, or None with the problems added to the form."""
+        if not text:
+            self.add_error("custom_schema", "Paste a schema, or choose a preset.")
+            return None
+        try:
+            schema = json.loads(text)
+        except ValueError as error:
+            self.add_error("custom_schema", f"This is not valid JSON: {error}.")
+            return None
+        problems = schema_problems(schema)
+        if problems:
+            self.add_error("custom_schema", problems)
+            return None
+        return schema
+
+    def campaign_data(self) -> dict[str, Any]:
+        """The cleaned fields, as the campaign services take them."""
+        return {name: self.cleaned_data[name] for name in self._meta.fields or ()}
+
+    def preset_cards(self) -> list[PresetCard]:
+        """Each preset's radio button beside its questions, grades and keys."""
+        radios = {radio.data["value"]: radio for radio in self["label_schema"]}
+        return [
+            PresetCard(radios[name], LabelSchema.parse(preset.data))
+            for name, preset in SCHEMA_PRESETS.items()
+        ]
+
+    def custom_radio(self) -> BoundWidget:
+        return next(r for r in self["label_schema"] if r.data["value"] == CUSTOM_SCHEMA)
+
+    def custom_chosen(self) -> bool:
+        return self["label_schema"].value() == CUSTOM_SCHEMA
+
+
+class CampaignEditForm(CampaignForm):
+    """An existing campaign. Its slug names its files and URLs, so it stays."""
+
+    class Meta(CampaignForm.Meta):
+        fields = [
+            "name",
+            "description",
+            "guidelines",
+            "judgment_budget",
+            "budget_counts_adjudications",
+            "label_schema",
+        ]
+
+    @staticmethod
+    def initial_for(campaign: Campaign) -> dict[str, Any]:
+        return {
+            "name": campaign.name,
+            "description": campaign.description,
+            "guidelines": campaign.guidelines,
+            "judgment_budget": campaign.judgment_budget,
+            "budget_counts_adjudications": campaign.budget_counts_adjudications,
+            "label_schema": preset_of(campaign.label_schema) or CUSTOM_SCHEMA,
+            "custom_schema": json.dumps(campaign.label_schema, indent=2),
         }
 
 

@@ -113,6 +113,11 @@ class LabelSchema:
         return cls.parse(DEFAULT_LABEL_SCHEMA)
 
     @property
+    def questions(self) -> tuple[Question, ...]:
+        """Relevance, then the aspects, in the order assessors answer them."""
+        return (self.relevance, *self.aspects)
+
+    @property
     def aspect_ids(self) -> tuple[str, ...]:
         return tuple(a.id for a in self.aspects)
 
@@ -159,7 +164,7 @@ class LabelSchema:
         """Every question's keys, for the key-map overlay and the keyboard script."""
         return [
             {"id": q.id, "name": q.name, "grades": [g.__dict__ for g in q.grades]}
-            for q in (self.relevance, *self.aspects)
+            for q in self.questions
         ]
 
 

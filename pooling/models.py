@@ -8,7 +8,14 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from pooling.label_schema import LabelSchema, default_schema, schema_problems
+from pooling.label_schema import (
+    SCHEMA_PRESETS,
+    LabelSchema,
+    SchemaPreset,
+    default_schema,
+    preset_of,
+    schema_problems,
+)
 from pooling.trec_io import ANSWERS, parse_answer
 
 
@@ -45,6 +52,12 @@ class Campaign(models.Model):
     @property
     def schema(self) -> LabelSchema:
         return LabelSchema.parse(self.label_schema)
+
+    @property
+    def schema_preset(self) -> SchemaPreset | None:
+        """The preset the label schema is, or None for a schema of its own."""
+        name = preset_of(self.label_schema)
+        return SCHEMA_PRESETS[name] if name else None
 
 
 class Topic(models.Model):

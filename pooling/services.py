@@ -17,6 +17,7 @@ from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -66,6 +67,7 @@ def campaign_create(
     guidelines: str = "",
     label_schema: dict[str, Any] | None = None,
     judgment_budget: int | None = None,
+    budget_counts_adjudications: bool = True,
     created_by: Any = None,
 ) -> Campaign:
     campaign = Campaign(
@@ -74,6 +76,7 @@ def campaign_create(
         description=description,
         guidelines=guidelines,
         judgment_budget=judgment_budget,
+        budget_counts_adjudications=budget_counts_adjudications,
         created_by=created_by,
     )
     if label_schema is not None:
@@ -81,6 +84,52 @@ def campaign_create(
     campaign.full_clean()
     campaign.save()
     return campaign
+
+
+def campaign_update(
+    *,
+    campaign: Campaign,
+    name: str,
+    description: str,
+    guidelines: str,
+    judgment_budget: int | None,
+    label_schema: dict[str, Any],
+    budget_counts_adjudications: bool = True,
+) -> Campaign:
+    """Change a campaign; its label schema only while it has no judgment.
+
+    Raises ValidationError (field: messages) and changes nothing when refused.
+    """
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if label_schema != campaign.label_schema:
+            reason = campaign_schema_lock(campaign)
+            if reason:
+                raise ValidationError({"label_schema": [reason]})
+        campaign.name = name
+        campaign.description = description
+        campaign.guidelines = guidelines
+        campaign.judgment_budget = judgment_budget
+        campaign.budget_counts_adjudications = budget_counts_adjudications
+        campaign.label_schema = label_schema
+        campaign.full_clean()
+        campaign.save()
+    return campaign
+
+
+def campaign_schema_lock(campaign: Campaign) -> str:
+    """Why the campaign's label schema can no longer change; empty while it can.
+
+    Judgments are counted through the topics' reverse `judgments` relation so
+    that pooling does not import the judging app, which depends on it.
+    """
+    n = campaign.topics.aggregate(n=Count("judgments"))["n"]
+    if not n:
+        return ""
+    return (
+        f"{campaign.name} already has {n:,} judgment{'' if n == 1 else 's'}: its label schema "
+        "can no longer change, since the values already stored might not fit a new one."
+    )
 
 
 # --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.campaign_list, name="campaign_list"),
     path("new/", views.campaign_create, name="campaign_create"),
     path("<slug:slug>/", views.campaign_detail, name="campaign_detail"),
+    path("<slug:slug>/edit/", views.campaign_edit, name="campaign_edit"),
     path("<slug:slug>/topics/", views.topics_upload, name="topics_upload"),
     path("<slug:slug>/answers/", views.answers_upload, name="answers_upload"),
     path("<slug:slug>/documents/", views.documents_upload, name="documents_upload"),

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_POST
 from pooling import services
 from pooling.forms import (
     AnswerUploadForm,
+    CampaignEditForm,
     CampaignForm,
     DocumentUploadForm,
     RunUploadForm,
@@ -40,12 +42,47 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 
 @organiser_required
 def campaign_create(request: HttpRequest) -> HttpResponse:
-    form = CampaignForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        campaign = services.campaign_create(created_by=request.user, **form.cleaned_data)
-        messages.success(request, f"Campaign {campaign.name} created.")
-        return redirect("pooling:campaign_detail", slug=campaign.slug)
-    return render(request, "pooling/campaign_form.html", {"form": form})
+    form = CampaignForm(request.POST if request.method == "POST" else None)
+    if form.is_bound and form.is_valid():
+        try:
+            campaign = services.campaign_create(created_by=request.user, **form.campaign_data())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Campaign {campaign.name} created.")
+            return redirect("pooling:campaign_detail", slug=campaign.slug)
+    return _campaign_form(request, form)
+
+
+@organiser_required
+def campaign_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_campaign_for_organiser(slug)
+    form = CampaignEditForm(
+        request.POST if request.method == "POST" else None,
+        initial=CampaignEditForm.initial_for(campaign),
+    )
+    if form.is_bound and form.is_valid():
+        try:
+            campaign = services.campaign_update(campaign=campaign, **form.campaign_data())
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Campaign {campaign.name} saved.")
+            return redirect("pooling:campaign_detail", slug=campaign.slug)
+    return _campaign_form(request, form, campaign)
+
+
+def _campaign_form(
+    request: HttpRequest, form: CampaignForm, campaign: Campaign | None = None
+) -> HttpResponse:
+    """The form, new or with its errors (then 400)."""
+    context = {
+        "form": form,
+        "campaign": campaign,
+        "schema_lock": services.campaign_schema_lock(campaign) if campaign else "",
+    }
+    status = 400 if form.is_bound else 200
+    return render(request, "pooling/campaign_form.html", context, status=status)
 
 
 @organiser_required

@@ -4,8 +4,10 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import BasePermission
 
@@ -21,6 +23,24 @@ def is_organiser(user: Any) -> bool:
     if not hasattr(user, "_is_organiser"):
         user._is_organiser = user.groups.filter(name=ORGANISER_GROUP).exists()
     return user._is_organiser
+
+
+def assessor_accounts() -> QuerySet[Any]:
+    """Accounts with no organiser rights (not staff, superuser or organiser), active or not."""
+    return (
+        get_user_model()
+        .objects.filter(is_staff=False, is_superuser=False)
+        .exclude(groups__name=ORGANISER_GROUP)
+    )
+
+
+def may_manage_token(actor: Any, owner: Any) -> bool:
+    """Everyone manages their own API token; organisers also assessors', never an organiser's."""
+    if not actor.is_authenticated or not actor.is_active:
+        return False
+    if actor.pk == owner.pk:
+        return True
+    return is_organiser(actor) and assessor_accounts().filter(pk=owner.pk).exists()
 
 
 def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "workbench",
     "pooling",
@@ -152,6 +153,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Upload runs, judge documents, fetch qrels and scores.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from our static files, never from a CDN: /api/docs/ works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No validator badge: it is an image fetched from validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 LOGGING = {

@@ -6,6 +6,9 @@ from workbench import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("accounts/tokens/", views.api_tokens, name="api_tokens"),
+    path("accounts/tokens/<int:user_id>/create/", views.api_token_create, name="api_token_create"),
+    path("accounts/tokens/<int:user_id>/revoke/", views.api_token_revoke, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("campaigns/", include("pooling.urls")),

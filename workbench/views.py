@@ -1,8 +1,21 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from __future__ import annotations
 
-from workbench.roles import is_organiser
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+from rest_framework.authtoken.models import Token
+
+from workbench import services
+from workbench.roles import assessor_accounts, is_organiser, may_manage_token
+
+TOKEN_PAGE = "workbench/tokens.html"
 
 
 @login_required
@@ -11,3 +24,69 @@ def home(request: HttpRequest) -> HttpResponse:
     if is_organiser(request.user):
         return redirect("pooling:campaign_list")
     return redirect("judging:assessor_home")
+
+
+# --------------------------------------------------------------------------
+# API tokens
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    user: Any
+    token: Token | None
+    # The whole key, only in the answer to the request that created it.
+    new_key: str = ""
+
+
+def _get_token_owner_for_user(request: HttpRequest, user_id: int) -> Any:
+    owner = get_object_or_404(get_user_model(), pk=user_id)
+    if not may_manage_token(request.user, owner):
+        raise Http404("No account of yours, nor an assessor's, has this id.")
+    return owner
+
+
+def _token_rows(users: list[Any], new: Token | None = None) -> list[TokenRow]:
+    tokens = {t.user_id: t for t in Token.objects.filter(user__in=users)}
+    return [
+        TokenRow(u, tokens.get(u.pk), new.key if new and new.user_id == u.pk else "") for u in users
+    ]
+
+
+def _token_page(request: HttpRequest, new: Token | None = None) -> HttpResponse:
+    user = request.user
+    own = _token_rows([user], new)[0]
+    assessors = None
+    if is_organiser(user):
+        accounts = list(assessor_accounts().filter(is_active=True).order_by("username"))
+        assessors = _token_rows(accounts, new)
+    return render(request, TOKEN_PAGE, {"own": own, "assessors": assessors})
+
+
+@login_required
+def api_tokens(request: HttpRequest) -> HttpResponse:
+    """Your API token and, for organisers, the assessors' tokens."""
+    return _token_page(request)
+
+
+@never_cache  # the answer holds the key: no browser or proxy may keep it
+@login_required
+@require_POST
+def api_token_create(request: HttpRequest, user_id: int) -> HttpResponse:
+    """Create (or regenerate) a token and show its key, this once."""
+    owner = _get_token_owner_for_user(request, user_id)
+    token = services.token_create(user=owner)
+    if request.htmx:
+        row = TokenRow(owner, token, token.key)
+        return render(request, f"{TOKEN_PAGE}#token-row", {"row": row})
+    return _token_page(request, new=token)
+
+
+@login_required
+@require_POST
+def api_token_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
+    owner = _get_token_owner_for_user(request, user_id)
+    services.token_revoke(user=owner)
+    if request.htmx:
+        return render(request, f"{TOKEN_PAGE}#token-row", {"row": TokenRow(owner, None)})
+    messages.success(request, f"Token revoked: {owner.username}'s API calls with it now get 401.")
+    return redirect("api_tokens")

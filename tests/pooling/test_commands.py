@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 from pooling.models import Campaign, Document, Run, Topic
 from tests.helpers import make_campaign, run_text
 
@@ -51,6 +53,114 @@ def test_create_campaign_then_import_everything(tmp_path: Path):
     assert Topic.objects.count() == 2
     assert Document.objects.count() == 2
     assert Run.objects.count() == 2
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_PRESETS))
+def test_create_campaign_with_a_schema_preset(name):
+    call("create_campaign", "--slug", "c", "--name", "C", "--schema-preset", name)
+    assert Campaign.objects.get().label_schema == SCHEMA_PRESETS[name].data
+
+
+def test_create_campaign_uses_the_decision_preset_by_default():
+    call("create_campaign", "--slug", "c", "--name", "C")
+    assert Campaign.objects.get().label_schema == SCHEMA_PRESETS[DEFAULT_PRESET].data
+    assert DEFAULT_PRESET == "decision"
+
+
+def test_create_campaign_reads_a_schema_file(tmp_path: Path):
+    schema = SCHEMA_PRESETS["binary"].schema()
+    schema["relevance"]["grades"][1]["name"] = "On topic"
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    call(
+        "create_campaign",
+        "--slug",
+        "c",
+        "--name",
+        "C",
+        "--label-schema",
+        str(tmp_path / "schema.json"),
+    )
+    assert Campaign.objects.get().label_schema == schema
+
+
+def test_create_campaign_help_lists_the_presets(capsys):
+    with pytest.raises(SystemExit):
+        call_command("create_campaign", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    for name in SCHEMA_PRESETS:
+        assert f"{name}:" in text
+    assert "TREC Deep Learning" in text
+
+
+def test_create_campaign_refuses_a_schema_file_with_problems(tmp_path: Path):
+    (tmp_path / "bad.json").write_text('{"relevance": {"grades": []}}')
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(CommandError, match="'grades' must list at least two grades"):
+        call(
+            "create_campaign",
+            "--slug",
+            "c",
+            "--name",
+            "C",
+            "--label-schema",
+            str(tmp_path / "bad.json"),
+        )
+    with pytest.raises(CommandError, match=r"broken\.json: Expecting property name"):
+        call(
+            "create_campaign",
+            "--slug",
+            "c",
+            "--name",
+            "C",
+            "--label-schema",
+            str(tmp_path / "broken.json"),
+        )
+    assert not Campaign.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--schema-preset", "graded-0-9"],
+            "argument --schema-preset: invalid choice: 'graded-0-9'",
+        ),
+        (
+            ["--schema-preset", "binary", "--label-schema", "s.json"],
+            "argument --label-schema: not allowed with argument --schema-preset",
+        ),
+    ],
+)
+def test_create_campaign_refuses_bad_schema_arguments(args, message):
+    with pytest.raises(CommandError, match=message):
+        call("create_campaign", "--slug", "c", "--name", "C", *args)
+    assert not Campaign.objects.exists()
+
+
+def test_create_campaign_usage_errors_exit_2(tmp_path: Path):
+    env = {"WORKBENCH_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "create_campaign",
+            "--slug",
+            "c",
+            "--name",
+            "C",
+            "--schema-preset",
+            "binary",
+            "--label-schema",
+            "s.json",
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "not allowed with argument --schema-preset" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_import_runs_rejects_the_batch_and_names_file_and_line(tmp_path: Path):

@@ -164,6 +164,12 @@ def test_key_map_lists_every_question_in_order():
     assert key_map[0]["grades"][2] == {"value": 2, "name": "Highly relevant", "key": "2"}
 
 
+def test_questions_are_relevance_then_the_aspects_in_order():
+    schema = LabelSchema.default()
+    assert [q.id for q in schema.questions] == ["relevance", "effectiveness", "credibility"]
+    assert LabelSchema.parse(BINARY).questions == (LabelSchema.parse(BINARY).relevance,)
+
+
 def test_imports_may_mark_an_aspect_as_not_judged():
     schema = LabelSchema.default()
     assert schema.clean(1, {"effectiveness": -2, "credibility": 1}, allow_not_judged=True) == (

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.exceptions import ValidationError
 
 from pooling import services, trec_io
+from pooling.label_schema import SCHEMA_PRESETS
 from pooling.models import Document, Run, Topic
 from pooling.trec_io import InputError
 from tests.helpers import make_campaign, run_text
@@ -279,7 +281,90 @@ def test_documents_import_can_load_only_a_pools_docnos():
 
 
 def test_campaign_create_validates_the_label_schema():
-    from django.core.exceptions import ValidationError
-
     with pytest.raises(ValidationError, match="'grades' must list at least two grades"):
         services.campaign_create(name="x", slug="x", label_schema={"relevance": {"grades": []}})
+
+
+# --------------------------------------------------------------------------
+# Editing a campaign
+
+
+def edit(campaign, **changes):
+    fields = {
+        "name": campaign.name,
+        "description": campaign.description,
+        "guidelines": campaign.guidelines,
+        "judgment_budget": campaign.judgment_budget,
+        "label_schema": campaign.label_schema,
+    }
+    return services.campaign_update(campaign=campaign, **(fields | changes))
+
+
+def judge(campaign, assessor) -> None:
+    from judging import services as judging_services
+
+    judging_services.judgment_record(
+        assessor=assessor, topic=campaign.topics.first(), docno="d1", relevance=0, aspects={}
+    )
+
+
+def test_campaign_update_changes_every_field():
+    campaign = make_campaign()
+    binary = SCHEMA_PRESETS["binary"].schema()
+    edit(
+        campaign,
+        name="Renamed",
+        description="New description",
+        guidelines="Read twice.",
+        judgment_budget=300,
+        label_schema=binary,
+    )
+    campaign.refresh_from_db()
+    assert (campaign.name, campaign.description, campaign.guidelines) == (
+        "Renamed",
+        "New description",
+        "Read twice.",
+    )
+    assert campaign.judgment_budget == 300
+    assert campaign.label_schema == binary
+
+
+def test_campaign_update_refuses_a_new_schema_once_judged(assessor):
+    campaign = make_campaign()
+    judge(campaign, assessor)
+    assert "1 judgment" in services.campaign_schema_lock(campaign)
+    with pytest.raises(ValidationError) as caught:
+        edit(campaign, name="Renamed", label_schema=SCHEMA_PRESETS["binary"].schema())
+    assert caught.value.message_dict == {
+        "label_schema": [
+            "TREC-X already has 1 judgment: its label schema can no longer change, "
+            "since the values already stored might not fit a new one."
+        ]
+    }
+    campaign.refresh_from_db()
+    assert campaign.name == "TREC-X"
+    assert campaign.label_schema == SCHEMA_PRESETS["decision"].data
+
+
+def test_campaign_update_keeps_the_schema_of_a_judged_campaign_and_changes_the_rest(assessor):
+    campaign = make_campaign()
+    judge(campaign, assessor)
+    edit(campaign, name="Renamed", label_schema=SCHEMA_PRESETS["decision"].schema())
+    campaign.refresh_from_db()
+    assert campaign.name == "Renamed"
+
+
+def test_a_campaign_without_judgments_has_no_schema_lock(assessor):
+    judged = make_campaign("judged")
+    judge(judged, assessor)
+    assert services.campaign_schema_lock(make_campaign()) == ""
+
+
+def test_campaign_update_validates_like_create():
+    campaign = make_campaign()
+    with pytest.raises(ValidationError, match="'grades' must list at least two grades"):
+        edit(campaign, label_schema={"relevance": {"grades": []}})
+    with pytest.raises(ValidationError, match="name"):
+        edit(campaign, name="")
+    campaign.refresh_from_db()
+    assert campaign.label_schema == SCHEMA_PRESETS["decision"].data

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from pooling.label_schema import SCHEMA_PRESETS
 from pooling.models import Campaign, Document, Run, Topic
 from tests.helpers import make_campaign, run_text
 
@@ -31,34 +35,228 @@ def test_campaign_list_and_detail_show_counts_and_run_summaries(organiser_client
     assert "302, 303" in page
 
 
-def test_create_campaign_from_the_form(organiser_client, organiser):
+CUSTOM_BINARY = '{"relevance": {"grades": [{"value": 0, "name": "No", "key": "0"}, {"value": 1, "name": "Yes", "key": "1"}]}}'
+
+
+def campaign_form(**fields: str) -> dict[str, str]:
+    return {
+        "name": "CLEF eHealth",
+        "slug": "clef-ehealth",
+        "description": "",
+        "guidelines": "Be careful.",
+        "judgment_budget": "2000",
+        "label_schema": "decision",
+        "custom_schema": "",
+        **fields,
+    }
+
+
+def checked_choice(page: str) -> list[str]:
+    return re.findall(r'<input type="radio" name="label_schema" value="([^"]+)"[^>]*checked', page)
+
+
+@pytest.mark.parametrize("preset", sorted(SCHEMA_PRESETS))
+def test_create_campaign_from_a_preset(organiser_client, organiser, preset):
     response = organiser_client.post(
-        reverse("pooling:campaign_create"),
-        {
-            "name": "CLEF eHealth",
-            "slug": "clef-ehealth",
-            "description": "",
-            "guidelines": "Be careful.",
-            "judgment_budget": "2000",
-            "label_schema": '{"relevance": {"grades": [{"value": 0, "name": "No", "key": "0"}, {"value": 1, "name": "Yes", "key": "1"}]}}',
-        },
+        reverse("pooling:campaign_create"), campaign_form(label_schema=preset)
     )
     campaign = Campaign.objects.get(slug="clef-ehealth")
     assert response.url == detail_url(campaign)
     assert campaign.created_by == organiser
-    assert campaign.schema.relevance.values == (0, 1)
+    assert campaign.guidelines == "Be careful."
+    assert campaign.judgment_budget == 2000
+    assert campaign.label_schema == SCHEMA_PRESETS[preset].data
 
 
-def test_create_campaign_shows_schema_errors(organiser_client):
+def test_the_form_shows_every_preset_as_a_table_and_decision_is_chosen(organiser_client):
+    page = organiser_client.get(reverse("pooling:campaign_create")).content.decode()
+    assert checked_choice(page) == ["decision"]
+    for preset in SCHEMA_PRESETS.values():
+        assert f'value="{preset.name}"' in page
+        assert preset.label in page
+    # Graded 0-3's top grade, its key, and the Decision track's aspect questions.
+    assert "Perfectly relevant" in page
+    assert "<kbd>3</kbd>" in page
+    assert "What does the document say about the treatment?" in page
+    assert "Custom schema (JSON)" in page
+    assert '<details class="custom-schema">' in page
+
+
+def test_create_campaign_from_custom_json(organiser_client):
+    organiser_client.post(
+        reverse("pooling:campaign_create"),
+        campaign_form(label_schema="custom", custom_schema=CUSTOM_BINARY),
+    )
+    assert Campaign.objects.get().schema.relevance.values == (0, 1)
+
+
+def test_custom_json_is_ignored_when_a_preset_is_chosen(organiser_client):
+    organiser_client.post(
+        reverse("pooling:campaign_create"),
+        campaign_form(label_schema="graded-0-3", custom_schema="{not json"),
+    )
+    assert Campaign.objects.get().label_schema == SCHEMA_PRESETS["graded-0-3"].data
+
+
+@pytest.mark.parametrize(
+    ("custom", "message"),
+    [
+        (
+            '{"relevance": {"grades": []}}',
+            "relevance: &#x27;grades&#x27; must list at least two grades",
+        ),
+        ("{not json", "This is not valid JSON: Expecting property name"),
+        ("", "Paste a schema, or choose a preset."),
+    ],
+)
+def test_create_campaign_shows_custom_schema_errors_and_keeps_the_choice(
+    organiser_client, custom, message
+):
     response = organiser_client.post(
         reverse("pooling:campaign_create"),
-        {"name": "x", "slug": "x", "label_schema": '{"relevance": {"grades": []}}'},
+        campaign_form(label_schema="custom", custom_schema=custom),
     )
-    assert response.status_code == 200
-    assert (
-        "relevance: &#x27;grades&#x27; must list at least two grades" in response.content.decode()
-    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert message in page
+    assert checked_choice(page) == ["custom"]
+    assert '<details class="custom-schema" open>' in page
+    assert "CLEF eHealth" in page, "the other fields keep their values"
     assert not Campaign.objects.exists()
+
+
+@pytest.mark.parametrize("choice", ["", "graded-0-9"])
+def test_create_campaign_needs_a_known_schema_choice(organiser_client, choice):
+    response = organiser_client.post(
+        reverse("pooling:campaign_create"), campaign_form(label_schema=choice)
+    )
+    assert response.status_code == 400
+    assert not Campaign.objects.exists()
+
+
+def test_create_campaign_refuses_a_slug_in_use(organiser_client):
+    make_campaign("clef-ehealth")
+    response = organiser_client.post(reverse("pooling:campaign_create"), campaign_form())
+    assert response.status_code == 400
+    assert "Campaign with this Slug already exists." in response.content.decode()
+    assert Campaign.objects.count() == 1
+
+
+# --------------------------------------------------------------------------
+# Editing a campaign
+
+
+def edit_url(campaign: Campaign) -> str:
+    return reverse("pooling:campaign_edit", args=[campaign.slug])
+
+
+def edit_form(**fields: str) -> dict[str, str]:
+    form = campaign_form(
+        **({"name": "Renamed", "guidelines": "New rules.", "judgment_budget": ""} | fields)
+    )
+    del form["slug"]
+    return form
+
+
+def judge_one(campaign: Campaign, assessor) -> None:
+    from judging import services as judging_services
+
+    judging_services.judgment_record(
+        assessor=assessor, topic=campaign.topics.first(), docno="d1", relevance=0, aspects={}
+    )
+
+
+def test_the_edit_page_starts_from_the_campaign(organiser_client):
+    campaign = make_campaign(
+        guidelines="Old rules.", label_schema=SCHEMA_PRESETS["graded-0-3"].schema()
+    )
+    page = organiser_client.get(edit_url(campaign)).content.decode()
+    assert "Old rules." in page
+    assert 'value="TREC-X"' in page
+    assert checked_choice(page) == ["graded-0-3"]
+    assert 'name="slug"' not in page, "the slug names files and URLs: it stays"
+
+
+def test_the_edit_page_opens_a_custom_schema_as_json(organiser_client):
+    campaign = make_campaign(label_schema=json.loads(CUSTOM_BINARY))
+    page = organiser_client.get(edit_url(campaign)).content.decode()
+    assert checked_choice(page) == ["custom"]
+    assert '<details class="custom-schema" open>' in page
+    assert "&quot;Yes&quot;" in page
+
+
+def test_edit_a_campaign(organiser_client):
+    campaign = make_campaign(judgment_budget=100)
+    response = organiser_client.post(edit_url(campaign), edit_form(label_schema="binary"))
+    assert response.url == detail_url(campaign)
+    campaign.refresh_from_db()
+    assert (campaign.name, campaign.guidelines, campaign.judgment_budget) == (
+        "Renamed",
+        "New rules.",
+        None,
+    )
+    assert campaign.label_schema == SCHEMA_PRESETS["binary"].data
+
+
+def test_the_schema_of_a_judged_campaign_cannot_change(organiser_client, assessor):
+    campaign = make_campaign()
+    judge_one(campaign, assessor)
+    page = organiser_client.get(edit_url(campaign)).content.decode()
+    assert "already has 1 judgment" in page, "said before anyone tries"
+    response = organiser_client.post(edit_url(campaign), edit_form(label_schema="graded-0-3"))
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "its label schema can no longer change" in page
+    assert checked_choice(page) == ["graded-0-3"]
+    campaign.refresh_from_db()
+    assert campaign.name == "TREC-X"
+    assert campaign.label_schema == SCHEMA_PRESETS["decision"].data
+
+
+def test_a_judged_campaign_can_still_be_renamed(organiser_client, assessor):
+    campaign = make_campaign()
+    judge_one(campaign, assessor)
+    response = organiser_client.post(edit_url(campaign), edit_form(label_schema="decision"))
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.name == "Renamed"
+
+
+def test_edit_form_errors_are_shown_and_nothing_changes(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(edit_url(campaign), edit_form(name="", judgment_budget="-3"))
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "This field is required." in page
+    assert "Ensure this value is greater than or equal to 0." in page
+    campaign.refresh_from_db()
+    assert campaign.name == "TREC-X"
+
+
+def test_editing_an_unknown_campaign_is_404(organiser_client):
+    assert organiser_client.get(reverse("pooling:campaign_edit", args=["nope"])).status_code == 404
+
+
+def test_the_campaign_page_shows_the_schema_as_tables(organiser_client):
+    campaign = make_campaign(label_schema=SCHEMA_PRESETS["graded-0-3"].schema())
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert SCHEMA_PRESETS["graded-0-3"].label in page
+    assert "<td>Perfectly relevant</td>" in page
+    assert "<kbd>3</kbd>" in page
+    assert '"grades"' not in page
+    assert "&quot;grades&quot;" not in page
+    assert f'href="{edit_url(campaign)}"' in page
+
+
+def test_the_campaign_page_shows_a_custom_schema_and_its_aspects(organiser_client):
+    schema = SCHEMA_PRESETS["decision"].schema()
+    schema["aspects"][1]["when"] = "always"
+    campaign = make_campaign(label_schema=schema)
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert "Custom schema" in page
+    assert "asked when relevant" in page
+    assert "always asked" in page
+    assert "Is the document credible?" in page
 
 
 def test_run_upload_errors_are_shown_inline_and_nothing_is_stored(organiser_client):
@@ -232,6 +430,7 @@ ORGANISER_PAGES = [
     ("pooling:campaign_list", []),
     ("pooling:campaign_create", []),
     ("pooling:campaign_detail", ["trec-x"]),
+    ("pooling:campaign_edit", ["trec-x"]),
 ]
 
 
@@ -252,6 +451,14 @@ def test_assessors_cannot_upload(assessor_client, name):
     )
     assert response.status_code == 403
     assert not Run.objects.exists()
+
+
+def test_assessors_cannot_edit_a_campaign(assessor_client):
+    campaign = make_campaign()
+    response = assessor_client.post(edit_url(campaign), edit_form(label_schema="binary"))
+    assert response.status_code == 403
+    campaign.refresh_from_db()
+    assert (campaign.name, campaign.label_schema) == ("TREC-X", SCHEMA_PRESETS["decision"].data)
 
 
 @pytest.mark.parametrize(("name", "args"), ORGANISER_PAGES)

@@ -1,14 +1,19 @@
 import json
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pooling import services
+from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 
 
 class Command(BaseCommand):
-    help = "Create a campaign (the default label schema unless --label-schema FILE.json)."
+    help = (
+        "Create a campaign with a preset label schema (--schema-preset, default "
+        f"{DEFAULT_PRESET}) or one of your own (--label-schema FILE.json)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--slug", required=True)
@@ -16,16 +21,23 @@ class Command(BaseCommand):
         parser.add_argument("--description", default="")
         parser.add_argument("--guidelines", default="")
         parser.add_argument("--budget", type=int, default=None, help="judgment budget")
-        parser.add_argument("--label-schema", type=Path, default=None, help="a JSON file")
+        schema = parser.add_mutually_exclusive_group()
+        schema.add_argument(
+            "--schema-preset",
+            choices=list(SCHEMA_PRESETS),
+            default=None,
+            help="; ".join(f"{p.name}: {p.label}" for p in SCHEMA_PRESETS.values())
+            + f" (default {DEFAULT_PRESET})",
+        )
+        schema.add_argument(
+            "--label-schema", type=Path, default=None, metavar="FILE.json", help="your own schema"
+        )
 
-    def handle(self, *args: object, **options: object) -> None:
-        schema = None
+    def handle(self, *args: object, **options: Any) -> None:
         if options["label_schema"]:
-            path = options["label_schema"]
-            try:
-                schema = json.loads(Path(path).read_text())
-            except (OSError, ValueError) as error:
-                raise CommandError(f"{path}: {error}") from None
+            schema = _read_schema(options["label_schema"])
+        else:
+            schema = SCHEMA_PRESETS[options["schema_preset"] or DEFAULT_PRESET].schema()
         try:
             campaign = services.campaign_create(
                 slug=options["slug"],
@@ -39,3 +51,10 @@ class Command(BaseCommand):
             problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
             raise CommandError(problems) from None
         self.stdout.write(f"created campaign {campaign.slug}")
+
+
+def _read_schema(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise CommandError(f"{path}: {error}") from None

@@ -1,0 +1,46 @@
+"""Who may manage whose API token, and which accounts are assessor accounts."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import AnonymousUser, User
+
+from tests.helpers import make_user
+from workbench.roles import assessor_accounts, may_manage_token
+
+pytestmark = pytest.mark.django_db
+
+
+def test_assessor_accounts_leave_out_everyone_with_organiser_rights(assessor, organiser):
+    staff = User.objects.create_user("sam", is_staff=True)
+    root = User.objects.create_superuser("root")
+    retired = make_user("old-organiser", organiser=True)
+    retired.is_active = False
+    retired.save()
+    accounts = set(assessor_accounts())
+    assert assessor in accounts
+    assert not accounts & {organiser, staff, root, retired}
+
+
+def test_everyone_manages_their_own_token(assessor, organiser):
+    assert may_manage_token(assessor, assessor)
+    assert may_manage_token(organiser, organiser)
+
+
+def test_organisers_manage_assessors_tokens_only(organiser, assessor):
+    other_organiser = make_user("oscar", organiser=True)
+    staff = User.objects.create_user("sam", is_staff=True)
+    root = User.objects.create_superuser("root")
+    assert may_manage_token(organiser, assessor)
+    for owner in (other_organiser, staff, root):
+        assert not may_manage_token(organiser, owner), owner.username
+
+
+def test_assessors_and_anonymous_users_manage_no_one_elses_token(assessor, assessor2):
+    assert not may_manage_token(assessor, assessor2)
+    assert not may_manage_token(AnonymousUser(), assessor)
+
+
+def test_inactive_users_manage_nothing(assessor):
+    assessor.is_active = False
+    assert not may_manage_token(assessor, assessor)
