@@ -39,11 +39,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-import krippendorff
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.metrics import cohen_kappa_score
 
 ITEM = ["query_id", "doc_id"]
 LABEL_KEY = ["assessor", *ITEM]
@@ -254,6 +252,8 @@ def cohen_kappa(
         return Agreement.undefined(
             statistic, n, f"both assessors used only category {only}; chance agreement is 1"
         )
+    from sklearn.metrics import cohen_kappa_score  # lazily: importing sklearn takes ~1.3 s
+
     value = cohen_kappa_score(
         np.asarray(a, dtype=np.int64),
         np.asarray(b, dtype=np.int64),
@@ -344,6 +344,8 @@ def krippendorff_alpha(counts: ArrayLike, *, values: Sequence[int], level: Level
         return Agreement.undefined(
             statistic, len(pairable), "only one category used; expected disagreement is 0"
         )
+    import krippendorff
+
     value = krippendorff.alpha(
         value_counts=pairable, value_domain=list(values), level_of_measurement=level
     )
