@@ -29,68 +29,12 @@ from judging import agreement_table
 from judging.agreement_table import agreement_lines, format_json, format_text, read_labels
 from pooling.label_schema import SCHEMA_PRESETS, LabelSchema, default_schema
 from pooling.trec_io import InputError, topic_sort_key
+from tests.judging.generated_labels import HEADER, Row, labels_file, random_rows
 
 DECISION = LabelSchema.default()
 BINARY = LabelSchema.parse(SCHEMA_PRESETS["binary"].data)
 GRADED = LabelSchema.parse(SCHEMA_PRESETS["graded-0-2"].data)
-HEADER = "assessor\ttopic\tdocno\trel\teff\tcred\n"
 TOLERANCE = 1e-9
-
-Row = dict  # assessor, topic, docno, rel, eff, cred: an int, or None for no label
-
-
-# --------------------------------------------------------------------------
-# Random label tables
-
-
-def random_rows(
-    seed: int, *, n_topics: int = 4, n_docs: int = 12, n_assessors: int = 3, p_judge: float = 0.6
-) -> list[Row]:
-    """Correlated labels of the Decision schema: a latent grade per item plus noise.
-
-    Assessors skip items (some items get one rating only), eff and cred are
-    absent when rel is 0 and sometimes missing when it is not.
-    """
-    rng = np.random.default_rng(seed)
-    topics = ["2", "10", "covid-1", "7"][:n_topics]
-    assessors = ["ann", "bob", "cat", "dan"][:n_assessors]
-    rows = []
-    for topic in topics:
-        for doc in range(n_docs):
-            truth = int(rng.integers(0, 3))
-            eff_truth = int(rng.integers(0, 4))
-            for assessor in assessors:
-                if rng.random() > p_judge:
-                    continue
-                noisy = rng.random() < 0.3
-                rel = int(np.clip(truth + noisy * rng.integers(-1, 2), 0, 2))
-                eff = (
-                    (eff_truth if rng.random() < 0.7 else int(rng.integers(0, 4))) if rel else None
-                )
-                cred = int(rng.integers(0, 2)) if rel else None
-                if rel and rng.random() < 0.15:
-                    eff = None
-                if rel and rng.random() < 0.1:
-                    cred = None
-                rows.append(
-                    {"assessor": assessor, "topic": topic, "docno": f"d{doc}"}
-                    | {"rel": rel, "eff": eff, "cred": cred}
-                )
-    order = rng.permutation(len(rows))
-    return [rows[i] for i in order]
-
-
-def labels_file(rows: list[Row], *, seed: int = 0) -> bytes:
-    """A LABELS file of the rows; no label is written as an empty cell, -1 or -2."""
-    rng = np.random.default_rng(seed)
-    lines = [HEADER]
-    for row in rows:
-        cells = [row["assessor"], row["topic"], row["docno"]]
-        for column in ("rel", "eff", "cred"):
-            value = row[column]
-            cells.append(str(rng.choice(["", "-1", "-2"])) if value is None else str(value))
-        lines.append("\t".join(cells) + "\n")
-    return "".join(lines).encode()
 
 
 def table_lines(rows: list[Row], schema: LabelSchema = DECISION) -> list[dict]:
