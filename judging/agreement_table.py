@@ -14,7 +14,8 @@ LINE_COLUMNS:
 - statistic and raters: `observed_agreement`, `cohen_kappa`,
   `cohen_kappa_linear`, `cohen_kappa_quadratic` and, for rel only,
   `voorhees_overlap`, for each pair of assessors `X|Y` (X < Y) who labelled a
-  common item in the scope, over the items both gave a value in the aspect;
+  common item in the scope (X < Y in code-point order), over the items both
+  gave a value in the aspect;
   then `krippendorff_alpha_nominal`, `krippendorff_alpha_ordinal` and
   `fleiss_kappa` over all assessors, raters `*`;
 - value: a float, or None with the reason in `reason`.
@@ -40,13 +41,17 @@ from judging.agreement import (
     group_agreement,
     pairwise_agreement,
 )
-from judging.judgment_files import LABELS_ASPECT_COLUMNS, read_labels_tsv
+from judging.judgment_files import (
+    ALL_RATERS,
+    ALL_TOPICS,
+    LABELS_ASPECT_COLUMNS,
+    PAIR_MARK,
+    read_labels_tsv,
+)
 from pooling.label_schema import LabelSchema
 from pooling.trec_io import InputError, topic_sort_key
 
 LINE_COLUMNS = ("aspect", "scope", "statistic", "raters", "value", "reason")
-ALL_TOPICS = "all"
-ALL_RATERS = "*"
 PAIR_STATISTICS = (
     Statistic.P_OBSERVED,
     Statistic.COHEN_KAPPA,
@@ -112,17 +117,22 @@ def lines_of(pairs: pd.DataFrame, groups: pd.DataFrame, *, schema: LabelSchema) 
     groups = groups[groups.statistic.isin(GROUP_STATISTICS)]
     frame = pd.concat(
         [
-            pairs.assign(raters=pairs.assessor_a.astype(str) + "|" + pairs.assessor_b.astype(str)),
+            pairs.assign(
+                raters=pairs.assessor_a.astype(str) + PAIR_MARK + pairs.assessor_b.astype(str)
+            ),
             groups.assign(raters=ALL_RATERS, assessor_a="", assessor_b=""),
         ],
         ignore_index=True,
     )
     frame = frame[frame.aspect.isin(names)]
     topics = sorted(frame.query_id.dropna().unique(), key=topic_sort_key)
-    scope = frame.query_id.where(frame.scope == "topic", ALL_TOPICS)
+    per_topic = frame.scope == "topic"
+    scope = frame.query_id.where(per_topic, ALL_TOPICS)
     order = {
         "aspect_rank": frame.aspect.map({name: i for i, name in enumerate(names)}),
-        "scope_rank": scope.map({t: i for i, t in enumerate([*topics, ALL_TOPICS])}),
+        "scope_rank": frame.query_id.map({t: i for i, t in enumerate(topics)}).where(
+            per_topic, len(topics)
+        ),
         "statistic_rank": frame.statistic.map(
             {s.value: i for i, s in enumerate([*PAIR_STATISTICS, *GROUP_STATISTICS])}
         ),

@@ -35,8 +35,11 @@ LABELS_HEADER = ("assessor", "topic", "docno", "rel", "eff", "cred")
 LABELS_ASPECT_COLUMNS = LABELS_HEADER[4:]
 # What a LABELS cell holds where the assessor gave no label.
 NO_LABEL = ("", str(NOT_ASKED), str(NOT_JUDGED))
-# They mark pairs (`ann|bob`) and groups (`*`) of raters in the agreement output.
-RATER_MARKS = ("|", "*")
+# The agreement table's names for a pair of raters (`ann|bob`), all raters
+# and all topics pooled; no assessor or topic may be named so.
+PAIR_MARK = "|"
+ALL_RATERS = "*"
+ALL_TOPICS = "all"
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,10 @@ def read_labels_tsv(
         problems = _rater_problems(assessor)
         if not topic:
             problems.append("no topic")
+        elif topic == ALL_TOPICS:
+            problems.append(
+                f"topic {topic!r}: reserved: the agreement table's name for all topics pooled"
+            )
         if not docno or any(c.isspace() for c in docno):
             problems.append(f"docno {docno!r} is empty or contains whitespace")
         labels: list[int | None] = []
@@ -244,8 +251,11 @@ def _repeated(
 def _rater_problems(assessor: str) -> list[str]:
     if not assessor:
         return ["no assessor"]
-    if assessor == "*" or "|" in assessor:
-        return [f"assessor {assessor!r}: a name may not be * or contain | (they mark raters)"]
+    if assessor == ALL_RATERS or PAIR_MARK in assessor:
+        return [
+            f"assessor {assessor!r}: a name may not be {ALL_RATERS} or contain {PAIR_MARK} "
+            "(they mark raters)"
+        ]
     return []
 
 

@@ -563,6 +563,11 @@ def test_a_schema_without_aspects_takes_four_columns_or_empty_eff_and_cred(heade
         ),
         (HEADER + "a|b\t1\td1\t1\t1\t1\n", DECISION, "labels.tsv:2: assessor 'a|b': a name may"),
         (HEADER + "ann\t\td 1\t1\t1\t1\n", DECISION, "labels.tsv:2: no topic"),
+        (
+            HEADER + "ann\tall\td1\t1\t1\t1\n",
+            DECISION,
+            "labels.tsv:2: topic 'all': reserved: the agreement table's name for all topics pooled",
+        ),
         (HEADER + "ann\t1\td 1\t1\t1\t1\n", DECISION, "labels.tsv:2: docno 'd 1' is empty or"),
         ("", DECISION, "labels.tsv: empty file: expected the header line assessor, topic,"),
         ("\n# nothing\n", DECISION, "labels.tsv: empty file"),
