@@ -13,11 +13,12 @@ LINE_COLUMNS:
   (not an average over topics);
 - statistic and raters: `observed_agreement`, `cohen_kappa`,
   `cohen_kappa_linear`, `cohen_kappa_quadratic` and, for rel only,
-  `voorhees_overlap`, for each pair of assessors `X|Y` (X < Y) who labelled a
-  common item in the scope (X < Y in code-point order), over the items both
-  gave a value in the aspect;
-  then `krippendorff_alpha_nominal`, `krippendorff_alpha_ordinal` and
-  `fleiss_kappa` over all assessors, raters `*`;
+  `voorhees_overlap` (of the items labelled >= 1), for each pair of assessors
+  `X|Y` (X < Y in code-point order) who labelled a common item in the scope,
+  over the items both gave a value in the aspect; then
+  `krippendorff_alpha_nominal`, `krippendorff_alpha_ordinal` and
+  `fleiss_kappa` over all assessors, raters `*` (see `judging.agreement` for
+  which items Fleiss' kappa uses when items have different numbers of ratings);
 - value: a float, or None with the reason in `reason`.
 
 Order: by aspect (rel, rel_binary, eff, cred), then scope (topics in
