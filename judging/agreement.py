@@ -39,11 +39,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-import krippendorff
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from sklearn.metrics import cohen_kappa_score
 
 ITEM = ["query_id", "doc_id"]
 LABEL_KEY = ["assessor", *ITEM]
@@ -88,15 +86,15 @@ NO_COMMON_ITEMS = "no items in common"
 
 
 class Statistic(StrEnum):
-    P_OBSERVED = "p_observed"
+    P_OBSERVED = "observed_agreement"
     P_EXPECTED = "p_expected"
     COHEN_KAPPA = "cohen_kappa"
     COHEN_KAPPA_LINEAR = "cohen_kappa_linear"
     COHEN_KAPPA_QUADRATIC = "cohen_kappa_quadratic"
     VOORHEES_OVERLAP = "voorhees_overlap"
     FLEISS_KAPPA = "fleiss_kappa"
-    ALPHA_NOMINAL = "alpha_nominal"
-    ALPHA_ORDINAL = "alpha_ordinal"
+    ALPHA_NOMINAL = "krippendorff_alpha_nominal"
+    ALPHA_ORDINAL = "krippendorff_alpha_ordinal"
 
 
 _KAPPA_STATISTIC: dict[Weights, Statistic] = {
@@ -184,22 +182,17 @@ def aspects_for_schema(
 ) -> tuple[Aspect, ...]:
     """The agreement aspects of a label schema.
 
-    Returns relevance as graded, relevance binarised at `relevant_from` (which
-    also reports Voorhees' overlap), then one aspect per entry of `aspects`
+    Returns relevance as graded (which also reports Voorhees' overlap of the
+    items labelled >= `relevant_from`), relevance binarised at `relevant_from`,
+    then one aspect per entry of `aspects`
     (default: effectiveness 0..3, credibility 0..1), each read from the
     column of the same name.
     """
     if aspects is None:
         aspects = {"effectiveness": (0, 1, 2, 3), "credibility": (0, 1)}
     return (
-        Aspect("relevance", "relevance", tuple(relevance)),
-        Aspect(
-            "relevance_binary",
-            "relevance",
-            (0, 1),
-            binarise_at=relevant_from,
-            relevant_from=1,
-        ),
+        Aspect("relevance", "relevance", tuple(relevance), relevant_from=relevant_from),
+        Aspect("relevance_binary", "relevance", (0, 1), binarise_at=relevant_from),
         *(Aspect(name, name, tuple(values)) for name, values in aspects.items()),
     )
 
@@ -259,6 +252,8 @@ def cohen_kappa(
         return Agreement.undefined(
             statistic, n, f"both assessors used only category {only}; chance agreement is 1"
         )
+    from sklearn.metrics import cohen_kappa_score  # lazily: importing sklearn takes ~1.3 s
+
     value = cohen_kappa_score(
         np.asarray(a, dtype=np.int64),
         np.asarray(b, dtype=np.int64),
@@ -349,6 +344,8 @@ def krippendorff_alpha(counts: ArrayLike, *, values: Sequence[int], level: Level
         return Agreement.undefined(
             statistic, len(pairable), "only one category used; expected disagreement is 0"
         )
+    import krippendorff
+
     value = krippendorff.alpha(
         value_counts=pairable, value_domain=list(values), level_of_measurement=level
     )

@@ -168,14 +168,21 @@ def pool_agreement(request: HttpRequest, pool_id: int) -> HttpResponse:
         "aspect_names": names,
         "aspect": aspect_name,
         "statistic": statistic,
-        "statistics": ["cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "p_observed"],
+        "statistics": [
+            "cohen_kappa",
+            "cohen_kappa_linear",
+            "cohen_kappa_quadratic",
+            "observed_agreement",
+        ],
         "n_labels": len(report.labels),
         "campaign_groups": _rows(report.groups[(report.groups.scope == "campaign")]),
-        "topic_groups": _rows(_worst(report.groups, aspect_name, "alpha_nominal", scope="topic")),
+        "topic_groups": _rows(
+            _worst(report.groups, aspect_name, "krippendorff_alpha_nominal", scope="topic")
+        ),
         "campaign_pairs": _rows(_worst(pairs, aspect_name, statistic, scope="campaign")),
         "topic_pairs": _rows(_worst(pairs, aspect_name, statistic, scope="topic")),
         "assessors": _rows(report.assessors),
-        "overlap": _rows(_worst(pairs, "relevance_binary", "voorhees_overlap", scope="campaign")),
+        "overlap": _rows(_worst(pairs, "relevance", "voorhees_overlap", scope="campaign")),
     }
     a, b = request.GET.get("a"), request.GET.get("b")
     if a and b:

@@ -13,7 +13,7 @@ import pandas as pd
 from django.core.cache import cache
 from django.db.models import Max
 
-from judging import agreement, frames, labels
+from judging import agreement, agreement_table, frames, labels
 from judging.models import Adjudication, JudgmentEvent, PoolPolicy
 from pooling.models import Pool
 
@@ -34,10 +34,7 @@ class AgreementReport:
 
 
 def schema_aspects(pool: Pool) -> tuple[agreement.Aspect, ...]:
-    schema = pool.campaign.schema
-    return agreement.aspects_for_schema(
-        schema.relevance.values, {a.id: a.values for a in schema.aspects}
-    )
+    return agreement_table.schema_aspects(pool.campaign.schema)
 
 
 def agreement_report(pool: Pool) -> AgreementReport:
@@ -58,6 +55,12 @@ def agreement_report(pool: Pool) -> AgreementReport:
         )
         cache.set(key, report, timeout=3600)
     return report
+
+
+def agreement_lines(pool: Pool) -> pd.DataFrame:
+    """The agreement table (`manage.py agreement --pool`) from the page's report."""
+    report = agreement_report(pool)
+    return agreement_table.lines_of(report.pairs, report.groups, schema=pool.campaign.schema)
 
 
 def policy_of(pool: Pool) -> PoolPolicy:

@@ -15,7 +15,9 @@ NOT_ASKED (-1), the Decision track's "not judged because not relevant".
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 NOT_ASKED = -1
@@ -92,6 +94,13 @@ class Question:
     def grade(self, value: int) -> Grade | None:
         return next((g for g in self.grades if g.value == value), None)
 
+    def value_of(self, raw: Any) -> int:
+        """`raw` as one of this question's values; LabelError (readable) otherwise."""
+        value = _as_int(raw, self.name)
+        if value not in self.values:
+            raise LabelError(f"{self.name} must be one of {_value_list(self)}; got {value}")
+        return value
+
 
 @dataclass(frozen=True)
 class LabelSchema:
@@ -134,11 +143,7 @@ class LabelSchema:
         asked aspect may be NOT_JUDGED. Raises LabelError with a message an
         assessor can read.
         """
-        rel = _as_int(relevance, self.relevance.name)
-        if rel not in self.relevance.values:
-            raise LabelError(
-                f"{self.relevance.name} must be one of {_value_list(self.relevance)}; got {rel}"
-            )
+        rel = self.relevance.value_of(relevance)
         unknown = sorted(set(aspects) - set(self.aspect_ids))
         if unknown:
             raise LabelError(f"unknown aspect {', '.join(unknown)}")
@@ -155,9 +160,7 @@ class LabelSchema:
             if allow_not_judged and value == NOT_JUDGED:
                 cleaned[aspect.id] = value
                 continue
-            if value not in aspect.values:
-                raise LabelError(f"{aspect.name} must be one of {_value_list(aspect)}; got {value}")
-            cleaned[aspect.id] = value
+            cleaned[aspect.id] = aspect.value_of(value)
         return rel, cleaned
 
     def key_map(self) -> list[dict[str, Any]]:
@@ -340,3 +343,26 @@ DEFAULT_PRESET = "decision"
 def preset_of(data: Any) -> str | None:
     """The name of the preset this schema dict is, if it is one."""
     return next((p.name for p in SCHEMA_PRESETS.values() if p.data == data), None)
+
+
+def load_schema(spec: str) -> LabelSchema:
+    """A schema named by a preset (`decision`, `binary`, ...) or read from a JSON file.
+
+    Raises LabelSchemaError naming the presets, or the file and what is wrong with it.
+    """
+    if spec in SCHEMA_PRESETS:
+        return LabelSchema.parse(SCHEMA_PRESETS[spec].data)
+    path = Path(spec)
+    if not path.is_file():
+        presets = ", ".join(sorted(SCHEMA_PRESETS))
+        raise LabelSchemaError(f"unknown schema {spec!r}: a preset ({presets}) or a JSON file")
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as error:
+        raise LabelSchemaError(f"{spec}: cannot read ({error.strerror})") from None
+    except ValueError as error:
+        raise LabelSchemaError(f"{spec}: not JSON ({error})") from None
+    try:
+        return LabelSchema.parse(data)
+    except LabelSchemaError as error:
+        raise LabelSchemaError(f"{spec}: {error}") from None

@@ -288,14 +288,14 @@ def test_pairwise_agreement_covers_every_aspect_and_statistic():
     pairs = agreement.pairwise_agreement(labels)
     per_scope = pairs[pairs.scope == "topic"].groupby("aspect").statistic.apply(set)
     kappa_family = {
-        "p_observed",
+        "observed_agreement",
         "p_expected",
         "cohen_kappa",
         "cohen_kappa_linear",
         "cohen_kappa_quadratic",
     }
-    assert per_scope["relevance"] == kappa_family
-    assert per_scope["relevance_binary"] == {*kappa_family, "voorhees_overlap"}
+    assert per_scope["relevance"] == {*kappa_family, "voorhees_overlap"}
+    assert per_scope["relevance_binary"] == kappa_family
     assert per_scope["effectiveness"] == kappa_family
     assert set(pairs.scope) == {"topic", "campaign"}
 
@@ -318,7 +318,7 @@ def test_campaign_scope_pools_items_of_all_topics():
     assert campaign.n_items == 4
     expected = cohen_kappa_score([0, 2, 2, 1], [0, 1, 2, 1], labels=[0, 1, 2])
     assert campaign.value == pytest.approx(expected)
-    topic_1 = row(pairs, scope="topic", query_id="1", statistic="p_observed")
+    topic_1 = row(pairs, scope="topic", query_id="1", statistic="observed_agreement")
     assert topic_1.value == pytest.approx(0.5)
 
 
@@ -334,9 +334,11 @@ def test_missing_aspect_codes_are_left_out():
         ]
     )
     pairs = agreement.pairwise_agreement(labels, aspects=[EFFECTIVENESS, CREDIBILITY])
-    effectiveness = row(pairs, aspect="effectiveness", scope="topic", statistic="p_observed")
+    effectiveness = row(
+        pairs, aspect="effectiveness", scope="topic", statistic="observed_agreement"
+    )
     assert effectiveness.n_items == 1  # only d3: -1 and -2 are no value
-    credibility = row(pairs, aspect="credibility", scope="topic", statistic="p_observed")
+    credibility = row(pairs, aspect="credibility", scope="topic", statistic="observed_agreement")
     assert credibility.n_items == 2
 
 
@@ -371,10 +373,29 @@ def test_relevance_binary_splits_at_relevant_from():
     pairs = agreement.pairwise_agreement(labels, aspects=[RELEVANCE_BINARY, binary_at_2])
     topic = pairs[pairs.scope == "topic"].set_index(["aspect", "statistic"]).value
     # at 1: (1, 1), (0, 1), (1, 1); at 2: (0, 1), (0, 0), (1, 0)
-    assert topic["relevance_binary", "p_observed"] == pytest.approx(2 / 3)
-    assert topic["relevance_at_2", "p_observed"] == pytest.approx(1 / 3)
-    assert topic["relevance_binary", "voorhees_overlap"] == pytest.approx(2 / 3)
-    assert topic["relevance_at_2", "voorhees_overlap"] == 0.0
+    assert topic["relevance_binary", "observed_agreement"] == pytest.approx(2 / 3)
+    assert topic["relevance_at_2", "observed_agreement"] == pytest.approx(1 / 3)
+
+
+def test_voorhees_overlap_is_reported_on_graded_relevance_from_relevant_from():
+    labels = make_labels(
+        [
+            ("ann", "1", "d1", 1),
+            ("bob", "1", "d1", 2),
+            ("ann", "1", "d2", 0),
+            ("bob", "1", "d2", 1),
+            ("ann", "1", "d3", 2),
+            ("bob", "1", "d3", 1),
+        ]
+    )
+    graded_at_2 = replace(aspects_for_schema(relevant_from=2)[0], name="relevance_at_2")
+    pairs = agreement.pairwise_agreement(labels, aspects=[RELEVANCE, graded_at_2])
+    overlap = pairs[(pairs.scope == "topic") & (pairs.statistic == "voorhees_overlap")]
+    # relevant from 1: ann {d1, d3}, bob {d1, d2, d3}; from 2: ann {d3}, bob {d1}
+    assert overlap.set_index("aspect").value.to_dict() == {
+        "relevance": pytest.approx(2 / 3),
+        "relevance_at_2": 0.0,
+    }
 
 
 def test_label_values_outside_the_schema_raise_with_the_row():
@@ -504,7 +525,9 @@ def test_alpha_equals_krippendorff_package_with_missing_ratings(seed, aspect):
                 value_domain=list(aspect.values),
                 level_of_measurement=level,
             )
-            result = row(groups, aspect=aspect.name, query_id=topic, statistic=f"alpha_{level}")
+            result = row(
+                groups, aspect=aspect.name, query_id=topic, statistic=f"krippendorff_alpha_{level}"
+            )
             assert result.value == pytest.approx(expected)
 
 
@@ -520,7 +543,7 @@ def test_alpha_equals_krippendorff_package_with_missing_ratings(seed, aspect):
 def test_alpha_equals_krippendorff_package_or_says_why_not(ratings, level):
     labels = make_labels([(a, "1", f"d{doc}", v) for (a, doc), v in ratings.items()])
     groups = agreement.group_agreement(labels, aspects=[RELEVANCE])
-    result = row(groups, query_id=None, statistic=f"alpha_{level}")
+    result = row(groups, query_id=None, statistic=f"krippendorff_alpha_{level}")
     if not isinstance(result.undefined_reason, str):
         matrix = reliability_matrix(labels, RELEVANCE, None)
         expected = krippendorff.alpha(
@@ -553,7 +576,9 @@ def test_group_agreement_lists_every_topic_for_every_aspect():
     assert set(effectiveness.query_id) == {"1", "2"}
     assert (effectiveness.n_assessors == 0).all()
     assert effectiveness.undefined_reason.notna().all()
-    relevance = row(groups, aspect="relevance", query_id="1", statistic="alpha_nominal")
+    relevance = row(
+        groups, aspect="relevance", query_id="1", statistic="krippendorff_alpha_nominal"
+    )
     assert relevance.n_assessors == 2
 
 
@@ -670,18 +695,30 @@ def test_agreement_summary_is_json_without_nan():
 
 def test_statistic_names_are_stable():
     assert [s.value for s in Statistic] == [
-        "p_observed",
+        "observed_agreement",
         "p_expected",
         "cohen_kappa",
         "cohen_kappa_linear",
         "cohen_kappa_quadratic",
         "voorhees_overlap",
         "fleiss_kappa",
-        "alpha_nominal",
-        "alpha_ordinal",
+        "krippendorff_alpha_nominal",
+        "krippendorff_alpha_ordinal",
     ]
 
 
 def test_importing_the_core_does_not_load_django():
     code = "import sys, judging.agreement; sys.exit('django' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_importing_the_core_leaves_scikit_learn_and_krippendorff_until_they_compute():
+    """Commands that import the core start fast and report bad input fast (sklearn: ~1.3 s)."""
+    code = (
+        "import sys, judging.agreement as a; "
+        "assert not {'sklearn', 'krippendorff'} & set(sys.modules); "
+        "a.cohen_kappa([0, 1], [0, 1], values=(0, 1)); "
+        "a.krippendorff_alpha([[2, 0], [1, 1]], values=(0, 1), level='nominal'); "
+        "assert {'sklearn', 'krippendorff'} <= set(sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

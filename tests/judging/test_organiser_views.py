@@ -114,6 +114,14 @@ def test_agreement_page_shows_kappa_flags_and_confusion(organiser_client, pool):
     assert "Confusion matrix: ann (rows) by ben (columns)" in page
 
 
+def test_agreement_page_shows_voorhees_overlap_of_the_relevant_sets(organiser_client, pool):
+    page = organiser_client.get(reverse("judging:pool_agreement", args=[pool.pk])).content.decode()
+    overlap = page.split("Voorhees' overlap of the relevant sets")[1].split("</table>")[0]
+    # ann: d00 d03 d06 d09 relevant; ben: d01 d03 d06 d09; 3 in both of 5 in either.
+    assert "ann · ben" in overlap
+    assert ">0.600<" in overlap
+
+
 def test_agreement_reports_undefined_values_with_the_reason(organiser_client, pool):
     page = organiser_client.get(reverse("judging:pool_agreement", args=[pool.pk])).content.decode()
     # Fleiss' kappa needs more than two ratings on an item.

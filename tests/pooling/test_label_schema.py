@@ -1,6 +1,7 @@
 """The label schema: validation and the rules a judgment must follow."""
 
 import copy
+import json
 
 import pytest
 
@@ -11,6 +12,7 @@ from pooling.label_schema import (
     LabelSchema,
     LabelSchemaError,
     default_schema,
+    load_schema,
     preset_of,
     schema_problems,
 )
@@ -200,3 +202,39 @@ def test_presets_cover_binary_to_five_grades_and_the_decision_track():
     assert grades["graded-0-4"] == (0, 1, 2, 3, 4)
     assert LabelSchema.parse(SCHEMA_PRESETS["decision"].data) == LabelSchema.default()
     assert LabelSchema.parse(SCHEMA_PRESETS["graded-0-3"].data).aspects == ()
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("3", r"Relevance must be one of 0 \(Not relevant\), .*; got 3"),
+        ("1.0", "Relevance must be a whole number; got '1.0'"),
+        ("", "Relevance must be a whole number; got ''"),
+    ],
+)
+def test_a_question_reads_only_its_own_grades(raw, message):
+    relevance = LabelSchema.default().relevance
+    assert relevance.value_of(" 2 ") == 2
+    with pytest.raises(LabelError, match=message):
+        relevance.value_of(raw)
+
+
+def test_load_schema_reads_a_preset_name_or_a_json_file(tmp_path):
+    assert load_schema("binary") == LabelSchema.parse(SCHEMA_PRESETS["binary"].data)
+    assert load_schema("decision") == LabelSchema.default()
+    path = tmp_path / "four.json"
+    path.write_text(json.dumps(FOUR_GRADES))
+    assert load_schema(str(path)).relevance.values == (0, 1, 2, 3)
+
+
+def test_load_schema_errors_name_the_presets_or_the_file(tmp_path):
+    with pytest.raises(LabelSchemaError, match=r"unknown schema 'nope': a preset \(binary, "):
+        load_schema("nope")
+    not_json = tmp_path / "bad.json"
+    not_json.write_text("{")
+    with pytest.raises(LabelSchemaError, match=f"{not_json}: not JSON"):
+        load_schema(str(not_json))
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text(json.dumps({"relevance": {"grades": []}}))
+    with pytest.raises(LabelSchemaError, match=f"{invalid}: relevance: 'grades' must list"):
+        load_schema(str(invalid))
