@@ -37,12 +37,13 @@ class TopicSerializer(serializers.Serializer):
 class AssignmentSerializer(serializers.ModelSerializer):
     topic = TopicSerializer(read_only=True)
     campaign = serializers.CharField(source="topic.campaign.slug", read_only=True)
+    pool = serializers.CharField(source="pool.name", read_only=True)
     judged = serializers.SerializerMethodField()
     total = serializers.SerializerMethodField()
 
     class Meta:
         model = Assignment
-        fields = ["id", "campaign", "topic", "judged", "total"]
+        fields = ["id", "campaign", "pool", "topic", "judged", "total"]
 
     def get_judged(self, assignment: Assignment) -> int:
         return self._progress(assignment)[0]
@@ -101,7 +102,7 @@ class JudgmentInputSerializer(serializers.Serializer):
 
 def _assignment_for(request: Request, assignment_id: int) -> Assignment:
     return get_object_or_404(
-        Assignment.objects.select_related("topic__campaign", "assessor"),
+        Assignment.objects.open().select_related("topic__campaign", "assessor"),
         pk=assignment_id,
         assessor=request.user,
     )
@@ -114,8 +115,10 @@ class AssignmentListView(ListAPIView):
     serializer_class = AssignmentSerializer
 
     def get_queryset(self) -> Any:
-        return Assignment.objects.filter(assessor=self.request.user).select_related(
-            "topic__campaign"
+        return (
+            Assignment.objects.open()
+            .filter(assessor=self.request.user)
+            .select_related("topic__campaign", "pool")
         )
 
 

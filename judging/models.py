@@ -10,6 +10,12 @@ from django.db import models
 from pooling.models import Pool, PoolEntry, Topic
 
 
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    def open(self) -> AssignmentQuerySet:
+        """Assignments an assessor can still work on: those of pools not retired."""
+        return self.filter(pool__retired_at__isnull=True)
+
+
 class Assignment(models.Model):
     """An assessor's work on one topic of a pool.
 
@@ -30,6 +36,8 @@ class Assignment(models.Model):
     )
     kind = models.CharField(max_length=10, choices=KINDS, default=PRIMARY)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["pool", "topic__position", "assessor__username"]

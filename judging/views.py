@@ -27,7 +27,7 @@ PANEL = "judging/judge.html#judge-panel"
 
 def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> Assignment:
     return get_object_or_404(
-        Assignment.objects.select_related("topic__campaign", "assessor"),
+        Assignment.objects.open().select_related("topic__campaign", "assessor"),
         pk=assignment_id,
         assessor=request.user,
     )
@@ -40,9 +40,9 @@ def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> Assign
 @login_required
 def assessor_home(request: HttpRequest) -> HttpResponse:
     assignments = list(
-        request.user.assignments.select_related("topic__campaign", "pool").order_by(
-            "pool__campaign__name", "topic__position"
-        )
+        request.user.assignments.open()
+        .select_related("topic__campaign", "pool")
+        .order_by("pool__campaign__name", "pool__created_at", "topic__position")
     )
     for assignment in assignments:
         assignment.judged, assignment.total = assignment.progress()

@@ -288,3 +288,22 @@ def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse
             request, f"Added {addition.entries.count()} entries from {len(runs)} run(s)."
         )
     return redirect("pooling:pool_detail", slug=slug, pool_id=pool.pk)
+
+
+@organiser_required
+@require_POST
+def pool_retire(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
+    pool = services.pool_retire(pool=_pool(slug, pool_id), retired_by=request.user)
+    messages.success(
+        request,
+        f"Pool {pool.pk} retired: its topics left the assessors' lists; its judgments stay.",
+    )
+    return redirect("pooling:pool_detail", slug=slug, pool_id=pool.pk)
+
+
+@organiser_required
+@require_POST
+def pool_reopen(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
+    pool = services.pool_reopen(pool=_pool(slug, pool_id))
+    messages.success(request, f"Pool {pool.pk} reopened: its assignments are back.")
+    return redirect("pooling:pool_detail", slug=slug, pool_id=pool.pk)

@@ -22,6 +22,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Count, F, Max, Q
+from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from pooling import trec_io
@@ -590,6 +591,22 @@ def pool_add_runs(
         pool.runs.add(*runs)
         _store_entries(pool, new, topics, addition=addition)
     return addition
+
+
+def pool_retire(*, pool: Pool, retired_by: Any = None) -> Pool:
+    """Close the pool: its assignments leave the assessors' lists; its judgments stay
+    (they belong to assessor, topic and docno, and count for any other pool)."""
+    if not pool.is_retired:
+        pool.retired_at, pool.retired_by = timezone.now(), retired_by
+        pool.save(update_fields=["retired_at", "retired_by"])
+    return pool
+
+
+def pool_reopen(*, pool: Pool) -> Pool:
+    """Undo a retirement: the assignments come back as they were."""
+    pool.retired_at, pool.retired_by = None, None
+    pool.save(update_fields=["retired_at", "retired_by"])
+    return pool
 
 
 # The model field of each pool frame column; `batch` comes from the addition.

@@ -45,6 +45,7 @@ def test_assessor_lists_own_assignments(assessor, assignment):
     assert row == {
         "id": assignment.pk,
         "campaign": "trec-x",
+        "pool": "pool",
         "topic": {
             "topic_id": "301",
             "title": "Topic 301 title",
@@ -54,6 +55,18 @@ def test_assessor_lists_own_assignments(assessor, assignment):
         "judged": 0,
         "total": 2,
     }
+
+
+def test_a_retired_pools_assignments_are_closed_over_the_api(assessor, assignment):
+    from pooling import services as pooling_services
+
+    client = api_for(assessor)
+    pooling_services.pool_retire(pool=assignment.pool)
+    assert client.get("/api/assignments/").json() == []
+    assert client.get(f"/api/assignments/{assignment.pk}/next/").status_code == 404
+    put = client.put(f"/api/assignments/{assignment.pk}/judgments/d1/", RELEVANT, format="json")
+    assert put.status_code == 404
+    assert not Judgment.objects.exists()
 
 
 def test_next_document_then_judge_it_idempotently(assessor, assignment):

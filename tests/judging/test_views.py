@@ -278,3 +278,29 @@ def test_assessors_cannot_open_organiser_judging_pages(assessor_client, assignme
         ).status_code
         == 403
     )
+
+
+def test_assessors_list_names_the_pool_and_leaves_out_retired_pools(
+    assessor_client, assessor, assignment
+):
+    from pooling import services as pooling_services
+
+    campaign = assignment.topic.campaign
+    assessor_client.post(judge_url(assignment, 1), RELEVANT)
+    rebuilt = make_pool(campaign, {"301": ["d1", "d3"]}, name="depth 60 after the cut")
+    services.assignments_create(pool=rebuilt, topics=[assignment.topic], assessors=[assessor])
+    page = assessor_client.get(reverse("judging:assessor_home")).content.decode()
+    assert page.count("Topic 301:") == 2
+    assert "TREC-X · pool" in page
+    assert "TREC-X · depth 60 after the cut" in page
+
+    pooling_services.pool_retire(pool=assignment.pool)
+    page = assessor_client.get(reverse("judging:assessor_home")).content.decode()
+    assert page.count("Topic 301:") == 1
+    assert "TREC-X · depth 60 after the cut" in page
+    assert assessor_client.get(judge_url(assignment, 2)).status_code == 404
+    assert assessor_client.post(judge_url(assignment, 2), RELEVANT).status_code == 404
+    # The judgment made in the retired pool stays and counts in the new one.
+    assert Judgment.objects.filter(docno="d1").exists()
+    new_assignment = Assignment.objects.get(pool=rebuilt)
+    assert new_assignment.progress() == (1, 2)

@@ -284,3 +284,23 @@ def test_pool_page_shows_the_overlap_between_runs(organiser_client, campaign):
     # a's top 3: d1 d2 d3, e1 e2; b's: d3 d5 d6, e2 e3 e4: 2 shared of 9 in the union.
     assert page.count('title="0.222">0.22</td>') == 2
     assert page.count('title="1.000">1.00</td>') == 2
+
+
+def test_organiser_retires_and_reopens_a_pool_from_its_page(organiser_client, campaign, organiser):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    detail = reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    retire = reverse("pooling:pool_retire", args=[campaign.slug, pool.pk])
+    assert organiser_client.get(retire).status_code == 405
+    page = organiser_client.post(retire, follow=True).content.decode()
+    pool.refresh_from_db()
+    assert (pool.is_retired, pool.retired_by) == (True, organiser)
+    assert "its judgments stay" in page
+    assert "Reopen</button>" in page
+    listing = organiser_client.get(
+        reverse("pooling:campaign_detail", args=[campaign.slug])
+    ).content.decode()
+    assert '<span class="badge">retired</span>' in listing
+    organiser_client.post(reverse("pooling:pool_reopen", args=[campaign.slug, pool.pk]))
+    pool.refresh_from_db()
+    assert not pool.is_retired
+    assert "Retire</button>" in organiser_client.get(detail).content.decode()
