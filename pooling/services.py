@@ -698,17 +698,27 @@ def ranked_runs_cached(
 
 
 @dataclass(frozen=True)
+class StratumStats:
+    number: int  # 1-based, the depth stratum first
+    ranks: str  # "1-20", or "" where the spec does not say (entries stored otherwise)
+    entries: int
+    drawn: int
+    probability: float
+
+
+@dataclass(frozen=True)
 class TopicStats:
     topic_id: str
     title: str
     entries: int
     to_judge: int
     judged: int
-    strata: list[tuple[int, int, int, float]]  # (stratum, entries, drawn, probability)
+    strata: list[StratumStats]
 
 
 def pool_topic_stats(pool: Pool) -> list[TopicStats]:
-    """Per topic: entries, sampled entries, how many are judged, and each stratum's draw."""
+    """Per topic: entries, sampled entries, how many are judged, and each stratum's
+    draw with the ranks it covers."""
     rows = (
         pool.entries.values("topic_id", "stratum")
         .annotate(
@@ -726,20 +736,25 @@ def pool_topic_stats(pool: Pool) -> list[TopicStats]:
         .annotate(n=Count("id", distinct=True))
         .values_list("topic_id", "n")
     )
-    by_topic: dict[int, list[tuple[int, int, int, float]]] = {}
+    topics = {topic.pk: topic for topic in pool.campaign.topics.all()}
+    spec = PoolSpec.from_dict(pool.spec)
+    by_topic: dict[int, list[StratumStats]] = {}
     for row in rows:
+        strata = spec.strata_for(topics[row["topic_id"]].topic_id)
+        number = row["stratum"]
+        ranks = f"{strata[number - 1].lo}-{strata[number - 1].hi}" if number <= len(strata) else ""
         by_topic.setdefault(row["topic_id"], []).append(
-            (row["stratum"], row["entries"], row["drawn"], row["probability"])
+            StratumStats(number, ranks, row["entries"], row["drawn"], row["probability"])
         )
     return [
         TopicStats(
             topic_id=topic.topic_id,
             title=topic.title,
-            entries=sum(s[1] for s in by_topic[topic.pk]),
-            to_judge=sum(s[2] for s in by_topic[topic.pk]),
-            judged=judged.get(topic.pk, 0),
-            strata=by_topic[topic.pk],
+            entries=sum(s.entries for s in by_topic[pk]),
+            to_judge=sum(s.drawn for s in by_topic[pk]),
+            judged=judged.get(pk, 0),
+            strata=by_topic[pk],
         )
-        for topic in pool.campaign.topics.all()
-        if topic.pk in by_topic
+        for pk, topic in topics.items()
+        if pk in by_topic
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from django.urls import reverse
 from judging import services as judging_services
 from pooling import services
 from pooling.models import BudgetOverrun, Pool
-from pooling.strategies import PoolSpec, write_pool_tsv
+from pooling.strategies import PoolSpec, Stratum, write_pool_tsv
 from tests.helpers import make_campaign, make_run
 
 pytestmark = pytest.mark.django_db
@@ -189,7 +190,7 @@ def test_pool_page_shows_topics_strata_and_run_contributions(organiser_client, c
     page = organiser_client.get(
         reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     ).content.decode()
-    assert "#1: 2 → 2 (1.000)" in page
+    assert "ranks 1-1: 2 → 2 (1.000)" in page
     assert "build_pool --campaign trec-x --depth 1" in page
     assert '<td class="mono">a</td><td class="num">2</td><td class="num">2</td>' in page
 
@@ -276,14 +277,66 @@ def test_assessors_cannot_see_or_export_a_pool(assessor_client, campaign):
     )
 
 
+def test_pool_page_labels_each_stratum_with_its_ranks(organiser_client, campaign):
+    spec = PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),), topic_depths={"2": 1})
+    pool = services.pool_build(campaign=campaign, spec=spec)
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    ).content.decode()
+    # Topic 1: d1 d3 best at rank 1; d2 d5 at rank 2, d6 at 3; d4 at 4 (out of the pool).
+    assert (
+        '<span class="stratum">ranks 1-1: 2 → 2 (1.000)</span>'
+        '<span class="stratum">ranks 2-3: 3 → 2 (0.667)</span>' in page
+    )
+    assert "#1" not in page
+
+
+@pytest.mark.parametrize("step", range(11))
+def test_heatmap_cells_contrast_at_least_4_5_to_1(step):
+    css = (Path(settings.BASE_DIR) / "static/css/app.css").read_text()
+    rule = re.search(rf"\.heat-{step} {{ background: #(\w{{6}}); color: #(\w{{3}}); }}", css)
+    background, text = rule.groups()
+    assert contrast(background, text * 2 if len(text) == 3 else text) >= 4.5
+    # The cell's colour follows the value: each step darker than the one before.
+    if step:
+        before = re.search(rf"\.heat-{step - 1} {{ background: #(\w{{6}})", css).group(1)
+        assert luminance(background) < luminance(before)
+
+
+def luminance(hex_colour: str) -> float:
+    """WCAG 2 relative luminance."""
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_heat_step_rounds_values_to_tenths():
+    from pooling.templatetags.pooling_extras import heat_step
+
+    assert [heat_step(v) for v in (0.0, 0.04, 0.05, 0.222, 0.96, 1.0, float("nan"))] == [
+        0,
+        0,
+        1,
+        2,
+        10,
+        10,
+        0,
+    ]
+
+
 def test_pool_page_shows_the_overlap_between_runs(organiser_client, campaign):
     pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3))
     page = organiser_client.get(
         reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     ).content.decode()
     # a's top 3: d1 d2 d3, e1 e2; b's: d3 d5 d6, e2 e3 e4: 2 shared of 9 in the union.
-    assert page.count('title="0.222">0.22</td>') == 2
-    assert page.count('title="1.000">1.00</td>') == 2
+    assert page.count('<td class="num heat-2" title="0.222">0.22</td>') == 2
+    assert page.count('<td class="num heat-10" title="1.000">1.00</td>') == 2
 
 
 def test_organiser_retires_and_reopens_a_pool_from_its_page(organiser_client, campaign, organiser):
