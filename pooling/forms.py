@@ -193,3 +193,10 @@ class RunUploadForm(forms.Form):
         required=False,
         label="Store the valid files even if others are rejected",
     )
+
+
+class RunReplaceForm(forms.Form):
+    file = forms.FileField(label="Corrected run file", allow_empty_file=True)
+
+    def clean_file(self) -> UploadedFile:
+        return _check_size(self.cleaned_data["file"])

@@ -313,15 +313,19 @@ class RunUpload:
 
 
 def runs_check(
-    *, campaign: Campaign, uploads: Sequence[RunUpload], progress: Progress = _no_progress
+    *,
+    campaign: Campaign,
+    uploads: Sequence[RunUpload],
+    progress: Progress = _no_progress,
+    replacing: Run | None = None,
 ) -> list[ParsedRun]:
     """Parse and validate every file against the campaign; store nothing.
 
     Two files of one batch with the same tag are caught too: the second
-    finds the tag already used.
+    finds the tag already used. The tag of the run being replaced is free.
     """
     known = set(campaign.topics.values_list("topic_id", flat=True))
-    used = set(campaign.runs.values_list("tag", flat=True))
+    used = set(campaign.runs.values_list("tag", flat=True)) - {getattr(replacing, "tag", None)}
     checked = []
     parsed = trec_io.map_in_threads(lambda u: trec_io.read_run(u.data, name=u.name), uploads)
     # Files are read in parallel; the campaign checks go in order, so that of
@@ -425,12 +429,48 @@ def _cache_bytes(parsed: ParsedRun) -> bytes:
     return cache.getvalue()
 
 
+class RunInUse(ValueError):
+    """A run that a pool was built from: it can no longer be deleted or replaced."""
+
+
+def _check_not_pooled(run: Run) -> None:
+    pools = sorted(run.pools.values_list("pk", flat=True))
+    if pools:
+        names = ", ".join(str(pk) for pk in pools)
+        raise RunInUse(
+            f"run {run.tag} is in pool {names}: a pooled run stays as it was judged; "
+            "build a new pool to leave it out"
+        )
+
+
 def run_delete(*, run: Run) -> None:
-    """Remove a run and its stored files."""
+    """Remove a run that no pool uses, and its stored files."""
+    _check_not_pooled(run)
     paths = [run.original_file.name, run.cache_file.name]
     run.delete()
     for path in paths:
         default_storage.delete(path)
+
+
+def run_replace(*, run: Run, upload: RunUpload, uploaded_by: Any = None) -> Run:
+    """Replace a run no pool uses by a corrected file, checked like any upload.
+
+    The new file may keep the run's tag or bring a new one; a file with any
+    problem changes nothing (InputError), nor does a pooled run (RunInUse).
+    """
+    _check_not_pooled(run)
+    [parsed] = runs_check(campaign=run.campaign, uploads=[upload], replacing=run)
+    if not parsed.ok:
+        raise InputError.from_log(parsed.problems)
+    old_paths = [run.original_file.name, run.cache_file.name]
+    with transaction.atomic():
+        Run.objects.filter(pk=run.pk).delete()
+        [stored] = _store_runs(run.campaign, [(upload, parsed)], uploaded_by)
+    # The old files go only once the new run is stored; a new file may reuse
+    # a name, so keep what the new run points at.
+    for path in set(old_paths) - {stored.original_file.name, stored.cache_file.name}:
+        default_storage.delete(path)
+    return stored
 
 
 # --------------------------------------------------------------------------

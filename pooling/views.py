@@ -20,10 +20,11 @@ from pooling.forms import (
     CampaignEditForm,
     CampaignForm,
     DocumentUploadForm,
+    RunReplaceForm,
     RunUploadForm,
     TopicUploadForm,
 )
-from pooling.models import Campaign
+from pooling.models import Campaign, Run
 from pooling.trec_io import InputError
 from workbench.roles import organiser_required
 
@@ -93,7 +94,7 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
     topic_ids = list(campaign.topics.values_list("topic_id", flat=True))
-    runs = list(campaign.runs.all())
+    runs = list(campaign.runs.annotate(n_pools=Count("pools")))
     for run in runs:
         run.missing_topics = [t for t in topic_ids if t not in run.documents_per_topic]
     return {
@@ -249,3 +250,48 @@ def documents_upload(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def runs_upload(request: HttpRequest, slug: str) -> HttpResponse:
     return _handle_upload(request, slug, "run", RunUploadForm, _store_runs)
+
+
+def _get_run(campaign: Campaign, run_id: int) -> Run:
+    return get_object_or_404(Run, pk=run_id, campaign=campaign)
+
+
+@organiser_required
+@require_POST
+def run_delete(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    campaign = _get_campaign_for_organiser(slug)
+    run = _get_run(campaign, run_id)
+    try:
+        services.run_delete(run=run)
+    except services.RunInUse as error:
+        messages.error(request, f"Not deleted: {error}.")
+    else:
+        messages.success(request, f"Run {run.tag} deleted.")
+    return redirect("pooling:campaign_detail", slug=campaign.slug)
+
+
+@organiser_required
+@require_POST
+def run_replace(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    """Replace an unpooled run by a corrected file; its errors show on the campaign page."""
+    campaign = _get_campaign_for_organiser(slug)
+    run = _get_run(campaign, run_id)
+    form = RunReplaceForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, f"Run {run.tag} not replaced: {form.errors['file'][0]}")
+        return redirect("pooling:campaign_detail", slug=campaign.slug)
+    upload = form.cleaned_data["file"]
+    try:
+        new = services.run_replace(
+            run=run,
+            upload=services.RunUpload(upload.name, upload.read()),
+            uploaded_by=request.user,
+        )
+    except services.RunInUse as error:
+        messages.error(request, f"Not replaced: {error}.")
+    except InputError as error:
+        context = _detail_context(campaign, upload_errors={"run": error})
+        return render(request, "pooling/campaign_detail.html", context, status=400)
+    else:
+        messages.success(request, f"Run {run.tag} replaced by {new.tag} from {upload.name}.")
+    return redirect("pooling:campaign_detail", slug=campaign.slug)

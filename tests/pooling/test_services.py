@@ -103,6 +103,50 @@ def test_run_delete_removes_its_files():
     assert not Run.objects.exists()
 
 
+def test_a_pooled_run_can_be_neither_deleted_nor_replaced():
+    from pooling.strategies import PoolSpec
+
+    campaign = make_campaign()
+    [run] = services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    with pytest.raises(services.RunInUse, match=f"run r is in pool {pool.pk}"):
+        services.run_delete(run=run)
+    with pytest.raises(services.RunInUse):
+        services.run_replace(run=run, upload=upload("r", {"301": ["d2"]}))
+    assert Run.objects.get().sha256 == run.sha256
+    assert len(stored_files()) == 2
+
+
+def test_run_replace_swaps_the_file_and_cache_keeping_or_changing_the_tag():
+    campaign = make_campaign()
+    [run] = services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
+    old_files = stored_files()
+    new = services.run_replace(run=run, upload=upload("r", {"301": ["d1", "d2"], "302": ["d3"]}))
+    assert (new.tag, new.line_count, new.topic_count) == ("r", 3, 2)
+    assert list(Run.objects.values_list("tag", flat=True)) == ["r"]
+    assert not set(old_files) & set(stored_files())
+    assert len(stored_files()) == 2
+    renamed = services.run_replace(run=new, upload=upload("r2", {"301": ["d1"]}))
+    assert list(Run.objects.values_list("tag", flat=True)) == ["r2"]
+    assert trec_io.read_run_cache(renamed.cache_file.path).num_rows == 1
+
+
+def test_a_rejected_replacement_changes_nothing():
+    campaign = make_campaign()
+    [run, _other] = services.runs_import(
+        campaign=campaign, uploads=[upload("r", {"301": ["d1"]}), upload("s", {"301": ["d1"]})]
+    )
+    before = stored_files()
+    with pytest.raises(
+        InputError, match=r"fix\.txt:1: topic '999' is not a topic of this campaign"
+    ):
+        services.run_replace(run=run, upload=services.RunUpload("fix.txt", b"999 Q0 d1 1 1 r\n"))
+    with pytest.raises(InputError, match="tag 's' is already used"):
+        services.run_replace(run=run, upload=upload("s", {"301": ["d1"]}))
+    assert sorted(Run.objects.values_list("tag", flat=True)) == ["r", "s"]
+    assert stored_files() == before
+
+
 def test_odd_tags_get_safe_file_names():
     campaign = make_campaign()
     [run] = services.runs_import(

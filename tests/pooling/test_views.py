@@ -512,3 +512,76 @@ def test_campaign_page_shows_judgments_made_and_budget_left(organiser_client, as
     page = organiser_client.get(detail_url(campaign)).content.decode()
     assert "<dt>Judgments made</dt><dd>1</dd>" in page
     assert '<dt>Budget left</dt><dd><span title="of 10">9</span></dd>' in page
+
+
+def test_unpooled_runs_are_replaced_or_deleted_from_the_campaign_page(organiser_client):
+    from pooling import services
+
+    campaign = make_campaign()
+    run = services.runs_import(
+        campaign=campaign, uploads=[services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
+    )[0]
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert reverse("pooling:run_replace", args=[campaign.slug, run.pk]) in page
+    response = organiser_client.post(
+        reverse("pooling:run_replace", args=[campaign.slug, run.pk]),
+        {"file": SimpleUploadedFile("fixed.txt", run_text("r", {"301": ["d1", "d2"]}))},
+        follow=True,
+    )
+    assert "Run r replaced by r from fixed.txt." in response.content.decode()
+    new = Run.objects.get()
+    assert new.line_count == 2
+
+    bad = organiser_client.post(
+        reverse("pooling:run_replace", args=[campaign.slug, new.pk]),
+        {"file": SimpleUploadedFile("worse.txt", b"999 Q0 d1 1 1 r\n")},
+    )
+    assert bad.status_code == 400
+    assert "worse.txt:1: topic &#x27;999&#x27; is not a topic of this campaign" in (
+        bad.content.decode()
+    )
+    assert Run.objects.get().pk == new.pk
+
+    assert (
+        organiser_client.get(
+            reverse("pooling:run_delete", args=[campaign.slug, new.pk])
+        ).status_code
+        == 405
+    )
+    response = organiser_client.post(
+        reverse("pooling:run_delete", args=[campaign.slug, new.pk]), follow=True
+    )
+    assert "Run r deleted." in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_a_pooled_run_offers_no_replace_and_refuses_deletion(organiser_client):
+    from pooling import services
+    from pooling.strategies import PoolSpec
+
+    campaign = make_campaign()
+    run = services.runs_import(
+        campaign=campaign, uploads=[services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
+    )[0]
+    services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    assert "in 1 pool" in page
+    assert reverse("pooling:run_delete", args=[campaign.slug, run.pk]) not in page
+    response = organiser_client.post(
+        reverse("pooling:run_delete", args=[campaign.slug, run.pk]), follow=True
+    )
+    assert "Not deleted: run r is in pool" in response.content.decode()
+    assert Run.objects.exists()
+
+
+def test_runs_of_another_campaign_are_404(organiser_client):
+    from pooling import services
+
+    make_campaign()
+    other = make_campaign("other")
+    run = services.runs_import(
+        campaign=other, uploads=[services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
+    )[0]
+    url = reverse("pooling:run_delete", args=["trec-x", run.pk])
+    assert organiser_client.post(url).status_code == 404
+    assert Run.objects.exists()
