@@ -294,12 +294,12 @@ def test_pool_page_labels_each_stratum_with_its_ranks(organiser_client, campaign
 @pytest.mark.parametrize("step", range(11))
 def test_heatmap_cells_contrast_at_least_4_5_to_1(step):
     css = (Path(settings.BASE_DIR) / "static/css/app.css").read_text()
-    rule = re.search(rf"\.heat-{step} {{ background: #(\w{{6}}); color: #(\w{{3}}); }}", css)
+    rule = re.search(rf"td\.heat-{step} {{ background: #(\w{{6}}); color: #(\w{{3}}); }}", css)
     background, text = rule.groups()
     assert contrast(background, text * 2 if len(text) == 3 else text) >= 4.5
     # The cell's colour follows the value: each step darker than the one before.
     if step:
-        before = re.search(rf"\.heat-{step - 1} {{ background: #(\w{{6}})", css).group(1)
+        before = re.search(rf"td\.heat-{step - 1} {{ background: #(\w{{6}})", css).group(1)
         assert luminance(background) < luminance(before)
 
 
