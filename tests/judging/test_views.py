@@ -293,6 +293,7 @@ def test_assessors_list_names_the_pool_and_leaves_out_retired_pools(
     assert page.count("Topic 301:") == 2
     assert "TREC-X · pool" in page
     assert "TREC-X · depth 60 after the cut" in page
+    assert "overlap" not in page.lower(), "an assessor is not told which topics are overlap"
 
     pooling_services.pool_retire(pool=assignment.pool)
     page = assessor_client.get(reverse("judging:assessor_home")).content.decode()
