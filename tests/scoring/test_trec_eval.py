@@ -82,6 +82,33 @@ def test_several_runs_print_one_block_each_and_a_directory_its_files_by_name(fil
     assert _trec_eval("-q", qrels, files / "runs")[1] == one[0] + one[1]
 
 
+def test_several_runs_without_runid_start_each_block_with_its_runid_line(files):
+    qrels, runs = files / "qrels", [files / "runs/b.run", files / "runs/a.run"]
+    alone = [_trec_eval("-q", "-m", "map", qrels, run)[1] for run in runs]
+    status, out, _ = _trec_eval("-q", "-m", "map", qrels, *runs)
+    assert status == 0
+    assert out == (
+        f"runid                 \tall\ttag1\n{alone[0]}runid                 \tall\ttag2\n{alone[1]}"
+    )
+    no_summary = _trec_eval("-n", "-q", "-m", "map", qrels, *runs)[1]
+    assert [line for line in no_summary.splitlines() if line.startswith("runid")] == [
+        "runid                 \tall\ttag1",
+        "runid                 \tall\ttag2",
+    ]
+
+
+def test_several_runs_asking_for_runid_print_it_once_where_trec_eval_does(files):
+    qrels, runs = files / "qrels", [files / "runs/b.run", files / "runs/a.run"]
+    for measures in (["-m", "map", "-m", "runid"], []):  # no -m: the official set has runid
+        alone = [_trec_eval(*measures, qrels, run)[1] for run in runs]
+        assert _trec_eval(*measures, qrels, *runs)[1] == alone[0] + alone[1]
+
+
+def test_help_says_how_blocks_of_several_runs_are_told_apart():
+    _, out, _ = _trec_eval("--help")
+    assert "runid" in out.split("Measures, in output order")[0]
+
+
 def test_tsv_and_json_hold_the_same_rows_at_full_precision(files):
     arguments = ("-q", "-m", "map", "-m", "runid", files / "qrels", files / "runs")
     _, tsv, _ = _trec_eval("--format", "tsv", *arguments)
