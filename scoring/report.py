@@ -36,12 +36,12 @@ def write_report(
     """Write the rows of every run; `per_topic` is -q, `summary` the opposite of -n."""
     if output_format == "text":
         for run in range(len(run_names)):
-            rows = list(evaluation.rows(run, per_topic=per_topic, summary=summary))
-            if len(run_names) > 1 and not any(row[0] == RUNID for row in rows):
-                rows.insert(0, (RUNID, "all", evaluation.run_tags[run], ValueKind.TAG))
+            lines = list(evaluation.rows(run, per_topic=per_topic, summary=summary))
+            if len(run_names) > 1 and not any(line[0] == RUNID for line in lines):
+                lines.insert(0, (RUNID, "all", evaluation.run_tags[run], ValueKind.TAG))
             block = "".join(
                 f"{name:<22}\t{topic}\t{_trec_eval_text(value, kind)}\n"
-                for name, topic, value, kind in rows
+                for name, topic, value, kind in lines
             )
             if block:  # Django's OutputWrapper would add a newline to an empty write
                 out.write(block)
