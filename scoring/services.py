@@ -42,10 +42,12 @@ _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 __all__ = [
     "ExportError",
     "ExportFile",
+    "FormatChoice",
     "ScoringError",
     "pool_scores",
     "qrels_bundle",
     "qrels_export",
+    "qrels_format_choices",
 ]
 
 
@@ -73,6 +75,12 @@ class PoolState:
     aspects: tuple[str, ...]
     answers: dict[str, int]
 
+    @property
+    def format_problems(self) -> dict[str, str]:
+        return exports.format_problems(
+            aspects=self.aspects, answers=self.answers, topics=self.entries["query_id"].unique()
+        )
+
 
 def pool_state(pool: Pool) -> PoolState:
     return PoolState(
@@ -82,6 +90,39 @@ def pool_state(pool: Pool) -> PoolState:
         aspects=pool.campaign.schema.aspect_ids,
         answers=_answers(pool),
     )
+
+
+@dataclass(frozen=True)
+class FormatChoice:
+    """A qrels format as the pool page and the API offer it."""
+
+    name: str
+    file: str
+    description: str
+    unavailable: str  # why the pool cannot produce it; empty when it can
+    in_default_bundle: bool
+
+    @property
+    def available(self) -> bool:
+        return not self.unavailable
+
+
+def qrels_format_choices(*, pool: Pool) -> list[FormatChoice]:
+    """Every format, whether the pool can produce it and why not (`exports.format_problems`).
+
+    Cheap: reads the schema, the topics' answers and the pool's topics, not the labels.
+    """
+    topics = pool.entries.values_list("topic__topic_id", flat=True).distinct()
+    problems = exports.format_problems(
+        aspects=pool.campaign.schema.aspect_ids, answers=_answers(pool), topics=list(topics)
+    )
+    default = exports.bundle_formats(problems)
+    return [
+        FormatChoice(
+            fmt.name, fmt.file, fmt.description, problems.get(fmt.name, ""), fmt.name in default
+        )
+        for fmt in FORMATS.values()
+    ]
 
 
 def qrels_export(
@@ -103,12 +144,23 @@ def qrels_export(
     return files
 
 
-def qrels_bundle(*, pool: Pool, formats: list[str], two_aspect: str | None = None) -> bytes:
-    """A zip of the formats' files, provenance.tsv and manifest.json."""
+def qrels_bundle(
+    *, pool: Pool, formats: list[str] | None = None, two_aspect: str | None = None
+) -> bytes:
+    """A zip of the formats' files, provenance.tsv and manifest.json.
+
+    No formats: the default ones the pool can produce (`exports.bundle_formats`).
+    A format it cannot produce is an ExportError saying why.
+    """
+    state = pool_state(pool)
+    problems = state.format_problems
+    formats = exports.bundle_formats(problems) if formats is None else formats
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ExportError(f"choose formats among {', '.join(FORMATS)}; got {formats!r}")
-    state = pool_state(pool)
+    refused = [f"{fmt} {problems[fmt]}" for fmt in dict.fromkeys(formats) if fmt in problems]
+    if refused:
+        raise ExportError("; ".join(refused))
     files: dict[str, ExportFile] = {}
     for fmt in dict.fromkeys(formats):
         for file in qrels_export(pool=pool, fmt=fmt, two_aspect=two_aspect, state=state):

@@ -10,8 +10,6 @@ from scoring import services
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
 from workbench.roles import organiser_required
 
-DEFAULT_BUNDLE = ("qrels", "aspects", "correctness", "stratified", "infap")
-
 
 def _pool(pool_id: int) -> Pool:
     return get_object_or_404(Pool.objects.select_related("campaign"), pk=pool_id)
@@ -48,7 +46,7 @@ def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse
 @organiser_required
 def bundle_download(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = _pool(pool_id)
-    formats = request.GET.getlist("formats") or list(DEFAULT_BUNDLE)
+    formats = request.GET.getlist("formats") or None  # None: what the pool can produce
     try:
         data = services.qrels_bundle(pool=pool, formats=formats)
     except ExportError as error:

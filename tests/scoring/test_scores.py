@@ -154,3 +154,49 @@ def test_assessors_cannot_fetch_qrels_or_scores(assessor, assessor_client, pool)
         assessor_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"])).status_code
         == 403
     )
+
+
+def test_pool_page_greys_out_the_formats_the_pool_cannot_produce(organiser_client, graded_pool):
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[graded_pool.campaign.slug, graded_pool.pk])
+    ).content.decode()
+    for fmt in ("qrels", "stratified", "infap"):
+        assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) in page
+        assert f'value="{fmt}" checked>' in page
+    for fmt in ("aspects", "correctness", "twoaspects", "threeaspects"):
+        assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) not in page
+        assert f'value="{fmt}" disabled>' in page
+    assert "Not available: <b>correctness</b> needs the aspects effectiveness and credibility" in (
+        page
+    )
+    assert 'value="relevance">' in page  # available, not ticked by default
+
+
+def test_bundle_download_defaults_to_what_the_pool_can_produce(organiser_client, graded_pool):
+    url = reverse("scoring:bundle_download", args=[graded_pool.pk])
+    bundle = organiser_client.get(url)
+    assert bundle.status_code == 200
+    assert "qrels_infap.txt" in zipfile.ZipFile(io.BytesIO(bundle.content)).namelist()
+    refused = organiser_client.get(url, {"formats": ["qrels", "aspects"]})
+    assert refused.status_code == 409
+    assert "aspects needs the aspects effectiveness and credibility" in refused.content.decode()
+
+
+def test_api_bundle_defaults_to_what_the_pool_can_produce(organiser, graded_pool):
+    api = APIClient()
+    api.force_authenticate(organiser)
+    url = f"/api/pools/{graded_pool.pk}/bundle/"
+    assert api.get(url).status_code == 200
+    refused = api.get(url, {"formats": "correctness"})
+    assert refused.status_code == 409
+    assert "correctness needs the aspects" in refused.json()["detail"]
+
+
+def test_api_lists_the_formats_and_why_some_are_unavailable(organiser, graded_pool):
+    api = APIClient()
+    api.force_authenticate(organiser)
+    formats = {f["name"]: f for f in api.get(f"/api/pools/{graded_pool.pk}/qrels/").json()}
+    assert formats["qrels"]["available"]
+    assert formats["qrels"]["in_default_bundle"]
+    assert not formats["aspects"]["available"]
+    assert "lacks effectiveness" in formats["aspects"]["unavailable"]
