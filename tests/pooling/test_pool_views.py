@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pandas as pd
 import pytest
 from django.urls import reverse
 
@@ -171,3 +172,23 @@ def test_pool_page_shows_the_overlap_between_runs(organiser_client, campaign):
     # a's top 3: d1 d2 d3, e1 e2; b's: d3 d5 d6, e2 e3 e4: 2 shared of 9 in the union.
     assert page.count('title="0.222">0.22</td>') == 2
     assert page.count('title="1.000">1.00</td>') == 2
+
+
+def test_a_pool_of_imported_judgments_shows_where_it_came_from(organiser_client, campaign):
+    pairs = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["d2", "d1", "e9"]})
+    pool = services.pool_from_judged(
+        campaign=campaign, pairs=pairs, name="nist", source="qrels file nist.qrels"
+    )
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    ).content.decode()
+    assert "of the documents judged in the qrels file nist.qrels" in page
+    assert "build_pool" not in page
+    assert "Add their new documents" not in page  # the campaign's runs are not late runs here
+    assert (
+        organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk])).status_code == 200
+    )
+    with pytest.raises(services.PoolBuildError, match="holds imported judgments"):
+        services.pool_add_runs(pool=pool, runs=list(campaign.runs.all()))
+    with pytest.raises(services.PoolBuildError, match="already has a pool named 'nist'"):
+        services.pool_from_judged(campaign=campaign, pairs=pairs, name="nist", source="again")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
+from types import SimpleNamespace
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from pooling.models import Run
+from pooling.models import Pool, Run
 from scoring import services
+from scoring.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
 
@@ -200,3 +204,109 @@ def test_api_lists_the_formats_and_why_some_are_unavailable(organiser, graded_po
     assert formats["qrels"]["in_default_bundle"]
     assert not formats["aspects"]["available"]
     assert "lacks effectiveness" in formats["aspects"]["unavailable"]
+
+
+# --------------------------------------------------------------------------
+# A qrels-only campaign: a published qrels file loaded, exported and scored
+
+# Eight topics' set_P = k / n: exactly 1.31 in all, 1.3099999999999998 as C adds the doubles.
+HALF_WAY_SET_P = [(3, 25), (3, 25), (1, 10), (0, 10), (16, 50), (2, 10), (12, 50), (21, 100)]
+SCORED = ["set_P", "map", "P.10", "ndcg_cut.10", "bpref", "recip_rank"]
+
+
+@pytest.fixture
+def published(db, tmp_path):
+    """A graded 0-3 campaign with one run, and a published qrels file (with a comment,
+    unjudged -1 lines and a relevant document no run found) imported with --make-pool."""
+    from pooling.label_schema import SCHEMA_PRESETS
+    from tests.helpers import make_run
+
+    topics = [str(t) for t in range(1, len(HALF_WAY_SET_P) + 1)]
+    campaign = make_campaign(
+        "dl", topics=topics, label_schema=SCHEMA_PRESETS["graded-0-3"].schema()
+    )
+    lines, ranked = ["# NIST judgments\n"], {}
+    for topic, (relevant, retrieved) in zip(topics, HALF_WAY_SET_P, strict=True):
+        ranked[topic] = [f"d{topic}-{i}" for i in range(retrieved)]
+        lines += [
+            f"{topic} 0 d{topic}-{i} {1 + i % 3 if i < relevant else 0}\n" for i in range(retrieved)
+        ]
+        lines += [f"{topic} 0 missed{topic} 2\n", f"{topic} 0 unjudged{topic} -1\n"]
+    qrels = tmp_path / "published.qrels"
+    qrels.write_text("".join(reversed(lines[1:])) + lines[0])  # not in any order
+    run = make_run(campaign, "run1", ranked)
+    (tmp_path / "run1").write_bytes(Run.objects.get(pk=run.pk).original_file.read())
+    call_command(
+        "import_qrels",
+        "--campaign",
+        "dl",
+        "--assessor",
+        "nist",
+        "--make-pool",
+        "published",
+        str(qrels),
+        stdout=io.StringIO(),
+    )
+    return SimpleNamespace(
+        pool=Pool.objects.get(campaign=campaign, name="published"),
+        qrels=qrels,
+        run=tmp_path / "run1",
+    )
+
+
+def _trec_eval_summary(qrels, run, measures: list[str]) -> dict[str, str]:
+    out = io.StringIO()
+    arguments = ["-c", "-M", "1000", *(f"-m{m}" for m in measures), str(qrels), str(run)]
+    assert trec_eval(arguments, out, io.StringIO()) == 0
+    return {line.split()[0]: line.split()[2] for line in out.getvalue().splitlines()}
+
+
+def test_a_published_qrels_file_is_exported_in_every_available_layout(published):
+    judged = sorted(
+        (line.split()[0], line.split()[2], int(line.split()[3]))
+        for line in published.qrels.read_text().splitlines()
+        if not line.startswith("#") and int(line.split()[3]) >= 0
+    )
+    choices = services.qrels_format_choices(pool=published.pool)
+    available = [c.name for c in choices if c.available]
+    assert available == ["qrels", "relevance", "stratified", "infap"]
+    texts = {fmt: services.qrels_export(pool=published.pool, fmt=fmt)[0].text for fmt in available}
+    for fmt in ("qrels", "relevance", "infap"):  # every entry judged: nothing is -1
+        exported = read_qrels(texts[fmt].encode(), name=fmt)
+        assert sorted(exported.itertuples(index=False, name=None)) == judged
+    stratified = read_qrels(texts["stratified"].encode(), name="s", layout=STRATIFIED_QRELS)
+    assert set(stratified["stratum"]) == {1}
+    assert (
+        sorted(stratified[["query_id", "doc_id", "relevance"]].itertuples(index=False, name=None))
+        == judged
+    )
+    inclusion = services.qrels_export(pool=published.pool, fmt="stratified")[1].text
+    assert {line.split("\t")[3] for line in inclusion.splitlines()[1:]} == {"1.0"}
+    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=published.pool)))
+    manifest = json.loads(bundle.read("manifest.json"))
+    assert manifest["pool"]["spec"]["source"].startswith("qrels file published.qrels")
+    assert manifest["counts"]["total"] == {
+        "pooled": len(judged),
+        "sampled": len(judged),
+        "judged": len(judged),
+        "unjudged": 0,
+    }
+
+
+def test_runs_score_against_a_published_qrels_as_trec_eval_scores_the_file(
+    published, organiser, organiser_client
+):
+    expected = _trec_eval_summary(published.qrels, published.run, SCORED)
+    scores = services.pool_scores(pool=published.pool, measures=SCORED)
+    ours = {m: f"{v:6.4f}" for m, v in zip(scores["measure"], scores["value"], strict=True)}
+    assert ours == {m: v for m, v in expected.items() if m in ours}
+    assert set(ours) == {"set_P", "map", "P_10", "ndcg_cut_10", "bpref", "recip_rank"}
+    assert expected["set_P"] == "0.1637"  # C's left-to-right sum; pairwise gives 0.1638
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[published.pool.pk]), {"measures": "set_P"}
+    ).content.decode()
+    assert f'<td class="num">{expected["set_P"]}</td>' in page
+    api = APIClient()
+    api.force_authenticate(organiser)
+    rows = api.get(f"/api/pools/{published.pool.pk}/scores/", {"measure": "set_P"}).json()
+    assert [f"{row['value']:6.4f}" for row in rows] == [expected["set_P"]]
