@@ -114,7 +114,7 @@ def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         {
             "position": positions[j.docno],
             "docno": j.docno,
-            "labels": _label_names(schema, j),
+            "labels": schema.label_names(j.labels()),
             "updated_at": j.updated_at,
         }
         for j in judgments
@@ -219,13 +219,3 @@ def _chosen_values(schema: Any, current: Judgment | None, posted: Any) -> dict[s
     if current is None:
         return {}
     return {k: v for k, v in current.labels().items() if v is not None and v >= 0}
-
-
-def _label_names(schema: Any, judgment: Judgment) -> list[str]:
-    names = []
-    for question in (schema.relevance, *schema.aspects):
-        value = judgment.labels().get(question.id)
-        grade = question.grade(value) if value is not None else None
-        if grade is not None:
-            names.append(f"{question.name}: {grade.name}")
-    return names

@@ -15,6 +15,7 @@ NOT_ASKED (-1), the Decision track's "not judged because not relevant".
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,11 @@ class Question:
     def grade(self, value: int) -> Grade | None:
         return next((g for g in self.grades if g.value == value), None)
 
+    def value_name(self, value: int) -> str:
+        """The grade's name; "not judged" for NOT_JUDGED; a value outside the schema as is."""
+        grade = self.grade(value)
+        return grade.name if grade else "not judged" if value == NOT_JUDGED else str(value)
+
 
 @dataclass(frozen=True)
 class LabelSchema:
@@ -154,6 +160,18 @@ class LabelSchema:
                 raise LabelError(f"{aspect.name} must be one of {_value_list(aspect)}; got {value}")
             cleaned[aspect.id] = value
         return rel, cleaned
+
+    def label_names(self, labels: Mapping[str, Any]) -> list[str]:
+        """Each label by its question's and grade's names ("Relevance: Relevant"), in the
+        schema's order. Aspects not asked are left out; NOT_JUDGED reads "not judged",
+        and a value outside the schema is shown as it is."""
+        names = []
+        for question in (self.relevance, *self.aspects):
+            value = labels.get(question.id)
+            if value is None or (question is not self.relevance and value == NOT_ASKED):
+                continue
+            names.append(f"{question.name}: {question.value_name(value)}")
+        return names
 
     def key_map(self) -> list[dict[str, Any]]:
         """Every question's keys, for the key-map overlay and the keyboard script."""

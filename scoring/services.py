@@ -180,13 +180,17 @@ def qrels_bundle(
 
 def provenance_text(labels: pd.DataFrame) -> str:
     """Where each final label came from, one line per item: topic, docno, relevance,
-    provenance, number of judgments, assessors, and whose judgments decided it."""
+    provenance, number of judgments, assessors, who decided it (the adjudicator, or
+    the assessors whose judgments gave it), and for an adjudication when and why."""
     rows = exports.sort_items(labels)
-    lines = ["topic\tdocno\trelevance\tprovenance\tjudgments\tassessors\tdecided_by\n"]
+    header = "topic docno relevance provenance judgments assessors decided_by decided_at reason"
+    lines = ["\t".join(header.split()) + "\n"]
     for row in rows.itertuples(index=False):
+        reason = " ".join(row.reason.split())  # one line, no tabs
         lines.append(
             f"{row.query_id}\t{row.doc_id}\t{row.relevance}\t{row.provenance}\t"
-            f"{row.n_judgments}\t{','.join(row.assessors)}\t{','.join(row.decided_by)}\n"
+            f"{row.n_judgments}\t{','.join(row.assessors)}\t{','.join(row.decided_by)}\t"
+            f"{row.decided_at}\t{reason}\n"
         )
     return "".join(lines)
 

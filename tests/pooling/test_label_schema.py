@@ -194,3 +194,22 @@ def test_presets_cover_binary_to_five_grades_and_the_decision_track():
     assert grades["graded-0-4"] == (0, 1, 2, 3, 4)
     assert LabelSchema.parse(SCHEMA_PRESETS["decision"].data) == LabelSchema.default()
     assert LabelSchema.parse(SCHEMA_PRESETS["graded-0-3"].data).aspects == ()
+
+
+def test_labels_read_by_their_schema_names():
+    schema = LabelSchema.default()
+    assert schema.label_names({"relevance": 2, "effectiveness": 3, "credibility": 1}) == [
+        "Relevance: Highly relevant",
+        "Effectiveness: Effective",
+        "Credibility: Credible",
+    ]
+    # Aspects not asked are left out; -2 and values outside the schema are said as they are.
+    assert schema.label_names({"relevance": 0, "effectiveness": -1, "credibility": -1}) == [
+        "Relevance: Not relevant"
+    ]
+    assert schema.label_names({"relevance": 1, "effectiveness": -2, "credibility": 7}) == [
+        "Relevance: Relevant",
+        "Effectiveness: not judged",
+        "Credibility: 7",
+    ]
+    assert schema.label_names({}) == []

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging import services as judging
-from judging.models import Judgment
+from judging.models import Adjudication, Judgment
 from pooling.models import Pool, Run
 from scoring import exports, services
 from scoring.exports import NOT_SAMPLED, ExportError
@@ -172,17 +172,33 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
         docno=item["doc_id"],
         relevance=new_relevance,
         aspects=aspects,
-        reason="test",
+        reason="both\tread it\nwrong",
         decided_by=organiser,
     )
     qrels_line = f"{item['query_id']} 0 {item['doc_id']} {new_relevance}"
     assert qrels_line in export(pool, "qrels").splitlines()
     bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=pool, formats=["qrels"])))
     provenance = bundle.read("provenance.tsv").decode().splitlines()
-    row = next(
-        r.split("\t") for r in provenance if r.split("\t")[:2] == [item["query_id"], item["doc_id"]]
+    header = provenance[0].split("\t")
+    assert header[-3:] == ["decided_by", "decided_at", "reason"]
+    row = dict(
+        zip(
+            header,
+            next(
+                r.split("\t")
+                for r in provenance
+                if r.split("\t")[:2] == [item["query_id"], item["doc_id"]]
+            ),
+            strict=True,
+        )
     )
-    assert row[2:4] == [str(new_relevance), "adjudicated"]
+    adjudication = Adjudication.objects.get()
+    assert (row["relevance"], row["provenance"]) == (str(new_relevance), "adjudicated")
+    assert row["decided_by"] == organiser.username
+    assert row["decided_at"] == adjudication.decided_at.isoformat(timespec="seconds")
+    assert row["reason"] == "both read it wrong"
+    judged = next(r.split("\t") for r in provenance[1:] if "\tadjudicated\t" not in r)
+    assert judged[-2:] == ["", ""]
 
 
 def test_bundle_manifest_and_determinism(pool):
