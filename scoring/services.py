@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow.compute as pc
 from django.db.models import Max
 from django.utils import timezone
 
@@ -43,8 +44,11 @@ __all__ = [
     "ExportError",
     "ExportFile",
     "FormatChoice",
+    "NothingJudged",
+    "PoolScores",
     "ScoringError",
     "pool_scores",
+    "pool_scores_report",
     "qrels_bundle",
     "qrels_export",
     "qrels_format_choices",
@@ -289,8 +293,28 @@ class ScoringError(ValueError):
     """Runs that cannot be scored against this pool yet; the message says why."""
 
 
+class NothingJudged(ScoringError):
+    """No final label yet: a state of the campaign, not a mistake of the request."""
+
+
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "bpref", "recip_rank")
 INFERRED_MEASURES = ("infAP", "infNDCG")
+
+
+@dataclass(frozen=True)
+class PoolScores:
+    """The scores of the campaign's runs and the topics they are averaged over.
+
+    scores: run_id, query_id ("all" for the means), measure, value.
+    judged_topics: the topics with final labels, which every mean is over (-c).
+    left_out: the campaign's other topics (nothing judged), in no mean.
+    missing: run_id -> the judged topics the run has no ranking for (each scores 0).
+    """
+
+    scores: pd.DataFrame
+    judged_topics: list[str]
+    left_out: list[str]
+    missing: dict[str, list[str]]
 
 
 def pool_scores(
@@ -302,14 +326,24 @@ def pool_scores(
     and for a sampled pool sample_eval's infAP and infNDCG from its strata.
     Columns: run_id, query_id ("all" for the means), measure, value.
     """
+    return pool_scores_report(pool=pool, measures=measures, per_topic=per_topic).scores
+
+
+def pool_scores_report(
+    *, pool: Pool, measures: list[str] | None = None, per_topic: bool = False
+) -> PoolScores:
+    """`pool_scores`, with the topics the means are over and those left out."""
     state = pool_state(pool)
     if state.labels.empty:
-        raise ScoringError("nothing is judged in this pool yet")
+        raise NothingJudged("nothing is judged in this pool yet")
     try:
         requested = TREC.select(list(measures or DEFAULT_MEASURES))
     except (MeasureError, ParamError) as error:
         raise ScoringError(str(error)) from None
-    runs = [read_run_cache(run.cache_file.path) for run in pool.campaign.runs.order_by("tag")]
+    tagged = [
+        (run.tag, read_run_cache(run.cache_file.path)) for run in pool.campaign.runs.order_by("tag")
+    ]
+    runs = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
     options = EvalOptions(complete=True, max_docs_per_topic=1000)
     frames = [evaluate(qrels, runs, requested, options).to_frame()]
@@ -322,4 +356,15 @@ def pool_scores(
     scores = pd.concat(frames, ignore_index=True).drop(columns="run")
     if not per_topic:
         scores = scores[scores["query_id"] == "all"]
-    return scores.reset_index(drop=True)
+    judged = sorted(set(qrels["query_id"]), key=topic_sort_key)
+    campaign_topics = pool.campaign.topics.values_list("topic_id", flat=True)
+    missing = {}
+    for tag, table in tagged:
+        has = set(pc.unique(table["query_id"]).to_pylist())
+        missing[tag] = [topic for topic in judged if topic not in has]
+    return PoolScores(
+        scores=scores.reset_index(drop=True),
+        judged_topics=judged,
+        left_out=sorted(set(campaign_topics) - set(judged), key=topic_sort_key),
+        missing=missing,
+    )

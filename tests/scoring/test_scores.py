@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -310,3 +312,57 @@ def test_runs_score_against_a_published_qrels_as_trec_eval_scores_the_file(
     api.force_authenticate(organiser)
     rows = api.get(f"/api/pools/{published.pool.pk}/scores/", {"measure": "set_P"}).json()
     assert [f"{row['value']:6.4f}" for row in rows] == [expected["set_P"]]
+
+
+def test_scores_page_ranks_by_the_first_measure_asked_with_rank_numbers(organiser_client, pool):
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[pool.pk]), {"measures": "P.10 map"}
+    ).content.decode()
+    header = page[page.index("<thead>") : page.index("</thead>")]
+    assert header.index(">P_10<") < header.index(">map<")  # asked first, shown first
+    scores = services.pool_scores(pool=pool, measures=["P.10"])
+    p10 = scores[scores.measure == "P_10"].sort_values(
+        ["value", "run_id"], ascending=[False, True], kind="stable"
+    )
+    shown = re.findall(r'<tr><td class="num">(\d+)</td><td class="mono">([^<]+)</td>', page)
+    assert [run for _, run in shown] == p10["run_id"].tolist()
+    expected_ranks = p10["value"].rank(method="min", ascending=False).astype(int).tolist()
+    assert [int(rank) for rank, _ in shown] == expected_ranks
+
+
+def test_scores_page_says_which_topics_are_averaged_and_which_left_out(organiser_client, published):
+    from pooling import services as pooling
+    from tests.helpers import make_run
+
+    campaign = published.pool.campaign
+    pooling.topics_import(campaign=campaign, data=b"9\tNine\tNine?\n", name="more.tsv")
+    make_run(campaign, "partial", {"1": ["d1-0"], "2": ["d2-0"]})
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[published.pool.pk]), {"measures": "map"}
+    ).content.decode()
+    assert "over the 8 topics with judgments (1, 2, 3, 4, 5, 6, 7, 8)" in page
+    assert "Left out, nothing judged yet: topic 9." in page
+    assert "3, 4, 5, 6, 7, 8 (scored 0)" in page  # what the partial run lacks
+
+
+def test_nothing_judged_is_a_neutral_notice_not_an_error(organiser_client):
+    empty = make_pool(make_campaign("other"), {"301": ["d1"]})
+    page = organiser_client.get(reverse("scoring:pool_scores", args=[empty.pk])).content.decode()
+    assert '<p class="notice" role="status">No scores yet: nothing is judged' in page
+    assert 'class="errors"' not in page
+
+
+def test_scores_page_rounds_values_as_trec_eval_prints_them(organiser_client, pool, monkeypatch):
+    # 0.99945 is stored as 0.99944999...: C's printf gives 0.9994, Django's floatformat 0.9995.
+    report = services.PoolScores(
+        scores=pd.DataFrame(
+            {"run_id": ["r"], "query_id": ["all"], "measure": ["map"], "value": [0.99945]}
+        ),
+        judged_topics=["1"],
+        left_out=[],
+        missing={},
+    )
+    monkeypatch.setattr(services, "pool_scores_report", lambda **kwargs: report)
+    page = organiser_client.get(reverse("scoring:pool_scores", args=[pool.pk])).content.decode()
+    assert f'<td class="num">{0.99945:6.4f}</td>' in page
+    assert '<td class="num">0.9994</td>' in page
