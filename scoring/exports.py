@@ -118,9 +118,9 @@ def format_problems(
     problems = {}
     missing = [a for a in _DECISION_ASPECTS if a not in aspects]
     if missing:
+        lacks = "has neither" if len(missing) > 1 else f"lacks {missing[0]}"
         problems["aspects"] = (
-            f"needs the aspects {' and '.join(_DECISION_ASPECTS)}; "
-            f"the schema lacks {' and '.join(missing)}"
+            f"needs the aspects {' and '.join(_DECISION_ASPECTS)}; the schema {lacks}"
         )
     answer_problem = _answer_problem(answers, topics)
     if missing or answer_problem:

@@ -67,7 +67,7 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     try:
         report = services.pool_scores_report(pool=pool, measures=measures)
     except services.NothingJudged as state:
-        context["notice"] = f"No scores yet: {state}."
+        context["notice"] = f"{str(state).capitalize()}."
         return render(request, "scoring/pool_scores.html", context)
     except services.ScoringError as error:
         context["error"] = str(error)

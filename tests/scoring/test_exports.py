@@ -292,7 +292,7 @@ def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
     choices = {c.name: c for c in services.qrels_format_choices(pool=graded_pool)}
     assert [c.name for c in choices.values()] == list(exports.FORMATS)
     assert not choices["aspects"].available
-    assert "lacks effectiveness and credibility" in choices["aspects"].unavailable
+    assert "the schema has neither" in choices["aspects"].unavailable
     assert "the schema has 0" in choices["threeaspects"].unavailable
     assert [c.name for c in choices.values() if c.in_default_bundle] == [
         "qrels",

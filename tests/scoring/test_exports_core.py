@@ -110,8 +110,8 @@ DECISION = ("effectiveness", "credibility")
 def test_a_schema_without_aspects_or_answers_produces_the_relevance_formats_only():
     problems = exports.format_problems(aspects=(), answers={}, topics=["1", "2"])
     assert sorted(problems) == ["aspects", "correctness", "threeaspects", "twoaspects"]
-    assert "lacks effectiveness and credibility" in problems["aspects"]
-    assert "lacks effectiveness and credibility" in problems["correctness"]
+    assert "the schema has neither" in problems["aspects"]
+    assert "the schema has neither" in problems["correctness"]
     assert "the schema has 0" in problems["twoaspects"]
     assert exports.bundle_formats(problems) == ["qrels", "stratified", "infap"]
 
@@ -123,6 +123,8 @@ def test_correctness_needs_an_answer_for_every_topic_of_the_pool():
     assert "missing for topics 1, 2, 4, 5, 6 and 2 more" in problems["correctness"]
     wrong = exports.format_problems(aspects=DECISION, answers={"1": 7}, topics=["1"])
     assert "must be 1, 0 or -1; got 1: 7" in wrong["correctness"]
+    one = exports.format_problems(aspects=("effectiveness",), answers={}, topics=[])
+    assert one["aspects"].endswith("the schema lacks credibility")
     every = exports.format_problems(aspects=DECISION, answers={"1": 1, "2": -1}, topics=["2", "1"])
     assert every == {}
     assert exports.bundle_formats(every) == list(exports.DEFAULT_BUNDLE)

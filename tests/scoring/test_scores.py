@@ -205,7 +205,7 @@ def test_api_lists_the_formats_and_why_some_are_unavailable(organiser, graded_po
     assert formats["qrels"]["available"]
     assert formats["qrels"]["in_default_bundle"]
     assert not formats["aspects"]["available"]
-    assert "lacks effectiveness" in formats["aspects"]["unavailable"]
+    assert "the schema has neither" in formats["aspects"]["unavailable"]
 
 
 # --------------------------------------------------------------------------
@@ -348,7 +348,7 @@ def test_scores_page_says_which_topics_are_averaged_and_which_left_out(organiser
 def test_nothing_judged_is_a_neutral_notice_not_an_error(organiser_client):
     empty = make_pool(make_campaign("other"), {"301": ["d1"]})
     page = organiser_client.get(reverse("scoring:pool_scores", args=[empty.pk])).content.decode()
-    assert '<p class="notice" role="status">No scores yet: nothing is judged' in page
+    assert '<p class="notice" role="status">Nothing is judged in this pool yet.' in page
     assert 'class="errors"' not in page
 
 
