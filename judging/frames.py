@@ -55,18 +55,27 @@ def judgments_frame(pool: Pool) -> pd.DataFrame:
 
 def adjudications_frame(pool: Pool) -> pd.DataFrame:
     """Adjudications of the pool's items. Columns: query_id, doc_id, relevance,
-    the schema's aspects, reason, decided_by."""
+    the schema's aspects, reason, decided_by (username, None if the account is
+    gone), decided_at (ISO 8601, to the second)."""
     aspect_ids = pool.campaign.schema.aspect_ids
     in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
     rows = (
         Adjudication.objects.filter(Exists(in_pool))
         .values_list(
-            "topic__topic_id", "docno", "relevance", "reason", "decided_by__username", "aspects"
+            "topic__topic_id",
+            "docno",
+            "relevance",
+            "reason",
+            "decided_by__username",
+            "decided_at",
+            "aspects",
         )
         .order_by("topic__position", "docno")
     )
-    columns = ["query_id", "doc_id", "relevance", "reason", "decided_by"]
-    return _with_aspects(list(rows), columns, aspect_ids)
+    columns = ["query_id", "doc_id", "relevance", "reason", "decided_by", "decided_at"]
+    frame = _with_aspects(list(rows), columns, aspect_ids)
+    frame["decided_at"] = [at.isoformat(timespec="seconds") for at in frame["decided_at"]]
+    return frame
 
 
 def _with_aspects(

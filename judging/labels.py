@@ -8,7 +8,9 @@ Frames (an item is a (query_id, doc_id) pair):
   means "not judged because not relevant" and -2 "should have been judged
   and was not" (any negative value or null is "no value").
 - adjudications: `query_id, doc_id, relevance` and the aspect columns (an
-  absent aspect column counts as no value); one row per item.
+  absent aspect column counts as no value); optional `decided_by` (who
+  decided, None if unknown), `decided_at` (when, as text) and `reason`;
+  one row per item.
 
 Final label policy: an ordered list of steps; each item takes its label from
 the first step that gives one.
@@ -49,7 +51,14 @@ DEFAULT_ASPECTS = ("effectiveness", "credibility")
 NOT_RELEVANT = -1  # aspect code: not judged because not relevant
 NOT_JUDGED = -2  # aspect code: should have been judged and was not
 FINAL_COLUMNS_BEFORE_ASPECTS = ("query_id", "doc_id", "relevance")
-FINAL_COLUMNS_AFTER_ASPECTS = ("provenance", "n_judgments", "assessors", "decided_by")
+FINAL_COLUMNS_AFTER_ASPECTS = (
+    "provenance",
+    "n_judgments",
+    "assessors",
+    "decided_by",
+    "decided_at",
+    "reason",
+)
 DISAGREEMENT_COLUMNS = (
     "query_id",
     "doc_id",
@@ -125,11 +134,11 @@ def final_labels(
 
     Returns one row per item, sorted by query_id then doc_id, columns
     `query_id, doc_id, relevance, <aspects>, provenance, n_judgments,
-    assessors, decided_by`: provenance a `Provenance` value; assessors the
-    sorted tuple of everyone who judged the item; decided_by those whose
-    judgments gave the label (the primary; the majority; those who gave the
-    maximum; empty for an adjudication, whose author the adjudication
-    record keeps).
+    assessors, decided_by, decided_at, reason`: provenance a `Provenance`
+    value; assessors the sorted tuple of everyone who judged the item;
+    decided_by those who gave the label (the adjudicator; the primary; the
+    majority; those who gave the maximum); decided_at and reason the
+    adjudication's, "" for the other labels.
     """
     judgments = _checked_judgments(judgments, aspects)
     adjudications = _checked_adjudications(adjudications, aspects)
@@ -142,6 +151,9 @@ def final_labels(
         resolved = resolved.append(new.index)
     labels = pd.concat(chosen).join(_judges(judgments))
     labels = labels.fillna({"n_judgments": 0}).astype({"n_judgments": np.int64})
+    for column in ("decided_at", "reason"):  # the adjudication's; "" for other labels
+        values = labels.get(column, pd.Series(index=labels.index, dtype=object)).astype(object)
+        labels[column] = values.where(values.notna(), "")
     labels["assessors"] = labels.assessors.map(lambda who: who if isinstance(who, tuple) else ())
     judged_once = (labels.n_judgments == 1) & (labels.provenance != Provenance.ADJUDICATED)
     labels.loc[judged_once, "provenance"] = Provenance.SINGLE.value
@@ -152,8 +164,11 @@ def final_labels(
 def _adjudicated(
     judgments: pd.DataFrame, adjudications: pd.DataFrame, aspects: Sequence[str]
 ) -> pd.DataFrame:
-    labels = adjudications.set_index(ITEM)[["relevance", *aspects]]
-    return _normalised(labels.assign(decided_by=_tuples([()] * len(labels))), aspects)
+    labels = adjudications.set_index(ITEM)[["relevance", *aspects, "decided_at", "reason"]]
+    decided_by = _tuples(
+        [(who,) if isinstance(who, str) else () for who in adjudications.decided_by]
+    )
+    return _normalised(labels.assign(decided_by=decided_by), aspects)
 
 
 def _primary(
@@ -370,12 +385,22 @@ def _checked_adjudications(
         raise ValueError(f"two adjudications of one item, first {first}")
     _check_relevance(adjudications, "adjudications")
     return adjudications.assign(
+        decided_by=_text_column(adjudications, "decided_by", None),
+        decided_at=_text_column(adjudications, "decided_at", ""),
+        reason=_text_column(adjudications, "reason", ""),
         relevance=pd.to_numeric(adjudications.relevance).astype(np.int64),
         **{
             a: pd.to_numeric(adjudications[a]).astype(np.float64) if a in adjudications else np.nan
             for a in aspects
         },
     )
+
+
+def _text_column(frame: pd.DataFrame, column: str, missing: str | None) -> list[str | None]:
+    """A column's values as text, `missing` where the frame lacks the column or a value."""
+    if column not in frame:
+        return [missing] * len(frame)
+    return [missing if pd.isna(value) or value == "" else str(value) for value in frame[column]]
 
 
 def _require_columns(frame: pd.DataFrame, columns: Iterable[str], name: str) -> None:

@@ -228,3 +228,6 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.topic_id} {self.docno} = {self.relevance}"
+
+    def labels(self) -> dict[str, Any]:
+        return {"relevance": self.relevance, **self.aspects}

@@ -19,7 +19,7 @@ from judging.labels import LabelPolicy
 from judging.models import Assignment, Judgment, JudgmentEvent, PoolPolicy
 from judging.overlap import OverlapPlanError
 from pooling.label_schema import LabelError
-from pooling.models import Document, Pool, Topic
+from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.services import OverBudget, campaign_budget
 from workbench.roles import assessor_accounts, organiser_required
 
@@ -89,14 +89,31 @@ def document_history_lookup(request: HttpRequest) -> HttpResponse:
 
 @organiser_required
 def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpResponse:
-    """Every change ever made to any judgment of one document for one topic."""
+    """Every change ever made to any judgment of one document for one topic, and its
+    adjudication: who decided, when and why. A docno the campaign has never seen is a 404."""
     topic = get_object_or_404(Topic.objects.select_related("campaign"), pk=topic_id)
     events = JudgmentEvent.objects.filter(topic=topic, docno=docno).select_related("assessor")
     judgments = Judgment.objects.filter(topic=topic, docno=docno).select_related("assessor")
+    adjudication = topic.adjudications.filter(docno=docno).select_related("decided_by").first()
+    document = Document.objects.filter(campaign=topic.campaign, docno=docno).first()
+    pooled = PoolEntry.objects.filter(topic=topic, docno=docno).exists()
+    if not (document or pooled or adjudication or events.exists() or judgments.exists()):
+        raise Http404(
+            f"no document {docno!r} in campaign {topic.campaign.slug}: not loaded, "
+            f"not pooled and never judged for topic {topic.topic_id}"
+        )
     return render(
         request,
         "judging/document_history.html",
-        {"topic": topic, "docno": docno, "events": events, "judgments": judgments},
+        {
+            "topic": topic,
+            "docno": docno,
+            "document": document,
+            "events": events,
+            "judgments": judgments,
+            "adjudication": adjudication,
+            "schema": topic.campaign.schema,
+        },
     )
 
 
@@ -239,6 +256,14 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
     items = (
         [{**row, "topic_pk": topics[row["query_id"]]} for row in _rows(queue)] if len(queue) else []
     )
+    schema = pool.campaign.schema
+    question_names = {q.id: q.name for q in (schema.relevance, *schema.aspects)}
+    for item in items:  # what each assessor said, and where they differ, by the schema's names
+        item["given"] = [
+            f"{who}: {schema.relevance.value_name(value)}"
+            for who, value in zip(item["assessors"], item["relevance_values"], strict=True)
+        ]
+        item["differs"] = [question_names.get(q, q) for q in item["disagrees_on"]]
     return render(
         request,
         "judging/pool_adjudication.html",
@@ -293,6 +318,7 @@ def adjudicate(request: HttpRequest, pool_id: int, topic_id: int, docno: str) ->
             "judgments": judgments,
             "adjudication": topic.adjudications.filter(docno=docno).first(),
             "questions": (schema.relevance, *schema.aspects),
+            "schema": schema,
             "error": error,
         },
     )

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -26,6 +27,7 @@ from judging.models import (
     PoolPolicy,
 )
 from judging.overlap import OverlapPlan, OverlapSpec, plan_overlap
+from pooling import services as pooling_services
 from pooling.label_schema import LabelSchema
 from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.services import budget_check
@@ -367,23 +369,42 @@ class JudgmentImportResult:
     updated: int
     unchanged: int
     new_assessors: tuple[str, ...] = ()
+    pool: Pool | None = None
 
     def __str__(self) -> str:
         text = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
         if self.new_assessors:
             text += f"; new assessor accounts: {', '.join(self.new_assessors)}"
+        if self.pool is not None:
+            text += f"; pool {self.pool.pk} {self.pool.name!r} made of the judged documents"
         return text
 
 
+@dataclass(frozen=True)
+class PoolOfImport:
+    """The pool an import makes of the documents it judges (`import_qrels --make-pool`)."""
+
+    name: str
+    source: str  # where the judgments came from, stored in the pool's spec
+
+
 def judgments_import(
-    *, campaign: Campaign, rows: Sequence[ImportedJudgment], create_assessors: bool = False
+    *,
+    campaign: Campaign,
+    rows: Sequence[ImportedJudgment],
+    create_assessors: bool = False,
+    make_pool: PoolOfImport | None = None,
 ) -> JudgmentImportResult:
     """Store checked judgments in one transaction, in bulk, with their events.
 
     Rows come from `judgment_files` (already checked against the schema and
     the campaign). Assessors without an account are an error unless
     `create_assessors`, which makes accounts that cannot log in until an
-    organiser sets a password.
+    organiser sets a password. With `make_pool`, the same transaction makes
+    the pool of every (topic, docno) the rows judge
+    (`pooling.services.pool_from_judged`), so that judgments loaded from a
+    published qrels file can be adjudicated, exported and scored; if the pool
+    cannot be made, nothing is stored.
     """
     names = sorted({row.assessor for row in rows})
     now = timezone.now()
@@ -442,4 +463,12 @@ def judgments_import(
             changed, ["relevance", "aspects", "updated_at"], batch_size=2000
         )
         JudgmentEvent.objects.bulk_create(events, batch_size=2000)
-    return JudgmentImportResult(len(new), len(changed), unchanged, tuple(missing))
+        pool = None
+        if make_pool is not None:
+            pairs = pd.DataFrame(
+                [(row.topic_id, row.docno) for row in rows], columns=["query_id", "doc_id"]
+            )
+            pool = pooling_services.pool_from_judged(
+                campaign=campaign, pairs=pairs, name=make_pool.name, source=make_pool.source
+            )
+    return JudgmentImportResult(len(new), len(changed), unchanged, tuple(missing), pool)

@@ -114,7 +114,7 @@ def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         {
             "position": positions[j.docno],
             "docno": j.docno,
-            "labels": _label_names(schema, j),
+            "labels": schema.label_names(j.labels()),
             "updated_at": j.updated_at,
         }
         for j in judgments
@@ -230,13 +230,3 @@ def _previous_grade(question: Any, judgment: Judgment | None) -> int | None:
         return None
     value = judgment.labels().get(question.id)
     return value if value is not None and question.grade(value) is not None else None
-
-
-def _label_names(schema: Any, judgment: Judgment) -> list[str]:
-    names = []
-    for question in (schema.relevance, *schema.aspects):
-        value = judgment.labels().get(question.id)
-        grade = question.grade(value) if value is not None else None
-        if grade is not None:
-            names.append(f"{question.name}: {grade.name}")
-    return names

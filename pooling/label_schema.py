@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,11 @@ class Question:
             raise LabelError(f"{self.name} must be one of {_value_list(self)}; got {value}")
         return value
 
+    def value_name(self, value: int) -> str:
+        """The grade's name; "not judged" for NOT_JUDGED; a value outside the schema as is."""
+        grade = self.grade(value)
+        return grade.name if grade else "not judged" if value == NOT_JUDGED else str(value)
+
 
 @dataclass(frozen=True)
 class LabelSchema:
@@ -162,6 +168,18 @@ class LabelSchema:
                 continue
             cleaned[aspect.id] = aspect.value_of(value)
         return rel, cleaned
+
+    def label_names(self, labels: Mapping[str, Any]) -> list[str]:
+        """Each label by its question's and grade's names ("Relevance: Relevant"), in the
+        schema's order. Aspects not asked are left out; NOT_JUDGED reads "not judged",
+        and a value outside the schema is shown as it is."""
+        names = []
+        for question in (self.relevance, *self.aspects):
+            value = labels.get(question.id)
+            if value is None or (question is not self.relevance and value == NOT_ASKED):
+                continue
+            names.append(f"{question.name}: {question.value_name(value)}")
+        return names
 
     def key_map(self) -> list[dict[str, Any]]:
         """Every question's keys, for the key-map overlay and the keyboard script."""

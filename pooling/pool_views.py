@@ -236,9 +236,11 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "topics": services.pool_topic_stats(pool),
             "contributions": contributions,
             "overlap": overlap,
-            "late_runs": late if spec.is_depth_only else [],
+            "late_runs": late if spec.accepts_late_runs else [],
             "additions": pool.additions.prefetch_related("runs"),
-            "command": " ".join(
+            "command": ""
+            if spec.source
+            else " ".join(
                 ["python manage.py build_pool --campaign", pool.campaign.slug, *spec.to_args()]
             ),
         },

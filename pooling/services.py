@@ -44,6 +44,7 @@ from pooling.strategies import (
     PoolSpecError,
     add_runs_to_pool,
     pool_from_ranked,
+    pool_of_judged,
     sort_pool,
 )
 from pooling.trec_io import InputError, ParsedRun, ProblemLog
@@ -591,6 +592,30 @@ def pool_build(
         )
         pool.runs.set(runs)
         _store_entries(pool, entries, topics, addition=None)
+    return pool
+
+
+def pool_from_judged(
+    *, campaign: Campaign, pairs: pd.DataFrame, name: str, source: str, created_by: Any = None
+) -> Pool:
+    """A pool of (query_id, doc_id) pairs judged elsewhere, as `strategies.pool_of_judged`
+    makes it, with a spec that says where they came from (`source`).
+
+    Called inside the transaction that stores those judgments, so that a
+    rejected import leaves no pool behind.
+    """
+    name = name.strip()
+    if not name:
+        raise PoolBuildError("give the pool a name")
+    if campaign.pools.filter(name=name).exists():
+        raise PoolBuildError(f"campaign {campaign.slug} already has a pool named {name!r}")
+    spec = PoolSpec(source=source, order="docno")
+    topics = dict(campaign.topics.values_list("topic_id", "pk"))
+    with transaction.atomic():
+        pool = Pool.objects.create(
+            campaign=campaign, name=name, spec=spec.to_dict(), created_by=created_by
+        )
+        _store_entries(pool, pool_of_judged(pairs), topics, addition=None)
     return pool
 
 

@@ -96,6 +96,7 @@ __all__ = [
     "parse_stratum",
     "pool_from_ranked",
     "pool_from_run_files",
+    "pool_of_judged",
     "pool_spec_from_options",
     "pool_tsv_lines",
     "rate_units_per_row",
@@ -202,6 +203,9 @@ class PoolSpec:
     - allow_gaps: ranks left out between the depth and the first stratum,
       between strata, or above a first stratum without a depth, are an error
       (usually a typo that silently shrinks the pool) unless this is set.
+    - source: for a pool not built from runs, where its entries came from
+      (judgments imported from a qrels file: see `pool_of_judged`); such a
+      pool has no depth and no strata, and takes no late runs.
     """
 
     depth: int | None = None
@@ -210,11 +214,15 @@ class PoolSpec:
     seed: int = 0
     order: OrderMode = "shuffled"
     allow_gaps: bool = False
+    source: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "strata", tuple(self.strata))
         object.__setattr__(self, "topic_depths", dict(self.topic_depths))
-        if self.depth is None and not self.strata:
+        if self.source:
+            if self.depth is not None or self.strata or self.topic_depths:
+                raise PoolSpecError("a pool of imported judgments has no depth or strata")
+        elif self.depth is None and not self.strata:
             raise PoolSpecError("give a depth (--depth K) or a stratum (--stratum LO-HI:RATE)")
         if self.depth is None and self.topic_depths:
             raise PoolSpecError("per-topic depths replace --depth for their topics: give it too")
@@ -256,6 +264,11 @@ class PoolSpec:
         """Whether every pooled document is judged (every rate is 1.0)."""
         return all(stratum.rate == 1.0 for stratum in self.strata)
 
+    @property
+    def accepts_late_runs(self) -> bool:
+        """Whether late runs can add their documents (see `add_runs_to_pool`)."""
+        return self.is_depth_only and not self.source
+
     def scaled(self, factor: float) -> PoolSpec:
         """This spec with the rate of every stratum in `strata` times `factor`,
         capped at 1.0 and rounded to six decimals.
@@ -272,15 +285,19 @@ class PoolSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form, read back by `from_dict`."""
-        data = {
+        data: dict[str, Any] = {
             "depth": self.depth,
             "strata": [str(stratum) for stratum in self.strata],
             "topic_depths": dict(self.topic_depths),
             "seed": self.seed,
             "order": self.order,
         }
-        # Only when set, so that the stored specs of gapless pools stay as they were.
-        return data | ({"allow_gaps": True} if self.allow_gaps else {})
+        # Only when set, so that the stored specs of other pools stay as they were.
+        return (
+            data
+            | ({"allow_gaps": True} if self.allow_gaps else {})
+            | ({"source": self.source} if self.source else {})
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PoolSpec:
@@ -291,6 +308,7 @@ class PoolSpec:
             seed=data.get("seed", 0),
             order=data.get("order", "shuffled"),
             allow_gaps=bool(data.get("allow_gaps", False)),
+            source=data.get("source", ""),
         )
 
     def to_args(self) -> list[str]:
@@ -745,6 +763,29 @@ def _order_key(pool: pd.DataFrame) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------
+# Pools of judgments made elsewhere
+
+
+def pool_of_judged(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pool frame of (query_id, doc_id) pairs judged elsewhere, such as a
+    published qrels file: every entry sampled, stratum 1, inclusion
+    probability 1, presented in docno order (byte order); best_rank and
+    n_runs are 0, as no run ranked them. Repeated pairs count once.
+    """
+    frame = pairs[["query_id", "doc_id"]].astype(str).drop_duplicates()
+    frame = frame.sort_values(["query_id", "doc_id"]).reset_index(drop=True)
+    n = len(frame)
+    frame["best_rank"] = np.zeros(n, dtype=np.int64)
+    frame["n_runs"] = np.zeros(n, dtype=np.int64)
+    frame["stratum"] = np.ones(n, dtype=np.int64)
+    frame["inclusion_probability"] = np.ones(n)
+    frame["sampled"] = np.ones(n, dtype=bool)
+    frame["order"] = pd.array(frame.groupby("query_id").cumcount() + 1, dtype="Int64")
+    frame["batch"] = np.zeros(n, dtype=np.int64)
+    return sort_pool(frame[list(POOL_COLUMNS)])
+
+
+# --------------------------------------------------------------------------
 # Late runs
 
 
@@ -761,6 +802,11 @@ def add_runs_to_pool(pool: pd.DataFrame, runs: RunsLike, spec: PoolSpec) -> pd.D
     PoolSpecError for a spec that samples (a rate below 1.0): adding to a
     sample would change every inclusion probability, so rebuild instead.
     """
+    if spec.source:
+        raise PoolSpecError(
+            "this pool holds imported judgments, not the runs' documents: "
+            "build a pool from the runs to pool them"
+        )
     if not spec.is_depth_only:
         raise PoolSpecError(
             "late runs can be added only to a pool that judges every pooled document "

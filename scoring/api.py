@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -9,9 +11,26 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring import services
-from scoring.exports import FORMATS, ExportError
-from scoring.views import DEFAULT_BUNDLE, _pool, file_response, qrels_file
+from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
+from scoring.views import _pool, file_response, qrels_file
 from workbench.roles import IsOrganiser
+
+
+class QrelsFormatsView(APIView):
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(
+                description="[{name, file, description, available, unavailable, "
+                "in_default_bundle}]: unavailable says why the pool cannot produce a format."
+            )
+        },
+    )
+    def get(self, request: Request, pool_id: int) -> Response:
+        """The qrels formats, and which of them this pool can produce."""
+        choices = services.qrels_format_choices(pool=_pool(pool_id))
+        return Response([asdict(choice) | {"available": choice.available} for choice in choices])
 
 
 class QrelsView(APIView):
@@ -19,7 +38,10 @@ class QrelsView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("aspect", str, description="twoaspects: the second aspect")],
-        responses={(200, "text/plain"): str, 409: OpenApiResponse(description="Cannot export.")},
+        responses={
+            (200, "text/plain"): str,
+            409: OpenApiResponse(description="A format the pool cannot produce, and why."),
+        },
         description=f"One qrels file of the pool. Formats: {', '.join(FORMATS)}, inclusion.",
     )
     def get(self, request: Request, pool_id: int, fmt: str) -> Response:
@@ -35,16 +57,23 @@ class BundleView(APIView):
     permission_classes = [IsAuthenticated, IsOrganiser]
 
     @extend_schema(
-        parameters=[OpenApiParameter("formats", str, many=True)],
+        parameters=[
+            OpenApiParameter(
+                "formats",
+                str,
+                many=True,
+                description=f"default: those of {', '.join(DEFAULT_BUNDLE)} the pool can produce",
+            )
+        ],
         responses={
             (200, "application/zip"): bytes,
-            409: OpenApiResponse(description="Cannot export."),
+            409: OpenApiResponse(description="A format the pool cannot produce, and why."),
         },
         description="A zip of the chosen qrels formats with provenance.tsv and manifest.json.",
     )
     def get(self, request: Request, pool_id: int) -> Response:
         pool = _pool(pool_id)
-        formats = request.query_params.getlist("formats") or list(DEFAULT_BUNDLE)
+        formats = request.query_params.getlist("formats") or None  # what the pool can produce
         try:
             data = services.qrels_bundle(pool=pool, formats=formats)
         except ExportError as error:

@@ -8,6 +8,11 @@ Frames taken here:
 - entries: the pool, `query_id, doc_id, stratum, inclusion_probability,
   sampled` (every pooled document, sampled or not).
 
+Not every schema can give every format (a TREC DL campaign has no aspects and
+no accepted answers): `format_problems` is the one rule that says which
+formats a pool can produce and why not; the pages, the bundle's default, the
+command line and the API all ask it.
+
 Every export is sorted by topic (numeric ids numerically) then docno in byte
 order, so the same state always gives byte-identical files.
 
@@ -31,7 +36,7 @@ Formats, with their file names in a bundle:
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,6 +99,65 @@ FORMATS: dict[str, Format] = {
     )
 }
 INCLUSION_FILE = "inclusion.tsv"
+# The formats a bundle holds when none are chosen, those the pool can produce.
+DEFAULT_BUNDLE = ("qrels", "aspects", "correctness", "stratified", "infap")
+_DECISION_ASPECTS = ("effectiveness", "credibility")
+_TOPICS_NAMED = 5  # topics named in a reason; the others are counted
+
+
+def format_problems(
+    *, aspects: Sequence[str], answers: Mapping[str, int], topics: Iterable[str]
+) -> dict[str, str]:
+    """Why each format that a pool cannot produce cannot be made: {format: reason}.
+
+    aspects: the schema's aspect ids, in order; answers: each topic's accepted
+    answer (`Topic.extra["answer"]`, where it is a whole number); topics: the
+    topics of the pool, every one of which the correctness format maps.
+    Formats not in the result can be produced.
+    """
+    problems = {}
+    missing = [a for a in _DECISION_ASPECTS if a not in aspects]
+    if missing:
+        lacks = "has neither" if len(missing) > 1 else f"lacks {missing[0]}"
+        problems["aspects"] = (
+            f"needs the aspects {' and '.join(_DECISION_ASPECTS)}; the schema {lacks}"
+        )
+    answer_problem = _answer_problem(answers, topics)
+    if missing or answer_problem:
+        problems["correctness"] = problems.get("aspects") or answer_problem or ""
+    for fmt, needed in (("twoaspects", 1), ("threeaspects", 2)):
+        if len(aspects) < needed:
+            problems[fmt] = (
+                f"needs {needed} aspect{'s' if needed > 1 else ''} besides relevance; "
+                f"the schema has {len(aspects)}"
+            )
+    return problems
+
+
+def bundle_formats(problems: Mapping[str, str]) -> list[str]:
+    """The formats of a bundle when none are chosen: the defaults the pool can produce."""
+    return [fmt for fmt in DEFAULT_BUNDLE if fmt not in problems]
+
+
+def _answer_problem(answers: Mapping[str, int], topics: Iterable[str]) -> str | None:
+    topics = sorted(set(topics), key=topic_sort_key)
+    missing = [t for t in topics if t not in answers]
+    if missing:
+        return (
+            "needs each topic's accepted answer (1, 0 or -1, the topic's 'answer'); "
+            f"missing for {_some_topics(missing)}"
+        )
+    wrong = [f"{t}: {answers[t]!r}" for t in topics if answers[t] not in CORRECT_EFFECTIVENESS]
+    if wrong:
+        return f"accepted answers must be 1, 0 or -1; got {'; '.join(wrong)}"
+    return None
+
+
+def _some_topics(topics: Sequence[str]) -> str:
+    named = ", ".join(topics[:_TOPICS_NAMED])
+    more = len(topics) - _TOPICS_NAMED
+    text = f"topic{'s' if len(topics) > 1 else ''} {named}"
+    return text + (f" and {more} more" if more > 0 else "")
 
 
 def sort_items(frame: pd.DataFrame) -> pd.DataFrame:
@@ -119,6 +183,10 @@ def export_frame(
     """The frame `write_qrels` writes for one format (columns of its layout)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    topics = [*entries["query_id"].unique(), *labels["query_id"].unique()]
+    problem = format_problems(aspects=aspects, answers=answers or {}, topics=topics).get(fmt)
+    if problem:
+        raise ExportError(f"{fmt} {problem}")
     if fmt in ("qrels", "relevance"):
         return sort_items(labels[["query_id", "doc_id", "relevance"]])
     if fmt in ("stratified", "infap"):
@@ -127,14 +195,11 @@ def export_frame(
         labels = with_correctness(labels, answers or {})
         return _aspect_columns(labels, ["correctness", "credibility"])
     if fmt == "twoaspects":
-        chosen = two_aspect or (
-            "credibility" if "credibility" in aspects else _first(aspects, 1)[0]
-        )
+        chosen = two_aspect or ("credibility" if "credibility" in aspects else aspects[0])
         return _aspect_columns(labels, [chosen])
     if fmt == "aspects":
-        _require_aspects(aspects, ("effectiveness", "credibility"), fmt)
-        return _aspect_columns(labels, ["effectiveness", "credibility"])
-    return _aspect_columns(labels, list(_first(aspects, 2)))
+        return _aspect_columns(labels, list(_DECISION_ASPECTS))
+    return _aspect_columns(labels, list(aspects[:2]))
 
 
 def render(fmt: str, frame: pd.DataFrame) -> str:
@@ -163,16 +228,9 @@ def inclusion_text(entries: pd.DataFrame) -> str:
 
 def with_correctness(labels: pd.DataFrame, answers: Mapping[str, int]) -> pd.DataFrame:
     """labels plus a `correctness` column from effectiveness and each topic's answer."""
-    topics = sorted(labels["query_id"].unique(), key=topic_sort_key)
-    missing = [t for t in topics if t not in answers]
-    if missing:
-        raise ExportError(
-            "correctness needs each topic's accepted answer (1, 0 or -1, the topic's "
-            f"'answer'); missing for topic {', '.join(missing)}"
-        )
-    wrong = [f"{t}: {answers[t]!r}" for t in topics if answers[t] not in CORRECT_EFFECTIVENESS]
-    if wrong:
-        raise ExportError(f"accepted answers must be 1, 0 or -1; got {'; '.join(wrong)}")
+    problem = _answer_problem(answers, labels["query_id"])
+    if problem:
+        raise ExportError(f"correctness {problem}")
     effectiveness = labels["effectiveness"].to_numpy()
     correct = labels["query_id"].map(lambda t: CORRECT_EFFECTIVENESS[answers[t]]).to_numpy()
     judged = effectiveness >= 0
@@ -201,19 +259,3 @@ def _aspect_columns(labels: pd.DataFrame, chosen: list[str]) -> pd.DataFrame:
     frame = labels[["query_id", "doc_id", "relevance", *chosen]].copy()
     frame.columns = ["query_id", "doc_id", "relevance", *names]
     return sort_items(frame)
-
-
-def _first(aspects: Sequence[str], n: int) -> tuple[str, ...]:
-    if len(aspects) < n:
-        raise ExportError(
-            f"this format needs {n} aspect(s) besides relevance; the schema has {len(aspects)}"
-        )
-    return tuple(aspects[:n])
-
-
-def _require_aspects(aspects: Sequence[str], wanted: tuple[str, ...], fmt: str) -> None:
-    missing = [a for a in wanted if a not in aspects]
-    if missing:
-        raise ExportError(
-            f"format {fmt} needs the aspects {', '.join(wanted)}; missing {', '.join(missing)}"
-        )

@@ -1,7 +1,10 @@
 """Write an Evaluation as trec_eval prints it, or as TSV or JSON for machines.
 
 Text is byte for byte trec_eval's: `measure<pad to 22>\\ttopic\\tvalue`, values
-with 4 decimals, counts as integers; several runs give one block each.
+with 4 decimals, counts as integers; several runs give one block each, and
+each block starts with the run's `runid` line (as `-m runid` prints it) unless
+the block prints runid already, so that the blocks can be told apart; one
+run's output is trec_eval's, unchanged.
 TSV and JSON hold the same rows with full-precision values and two more
 columns: run (the file) and run_id (its tag).
 """
@@ -18,6 +21,7 @@ from scoring.measures.base import ValueKind
 
 FORMATS = ("text", "tsv", "json")
 _FIELDS = ("run", "run_id", "query_id", "measure", "value")
+RUNID = "runid"  # the measure whose line names a block's run
 
 
 def write_report(
@@ -32,11 +36,12 @@ def write_report(
     """Write the rows of every run; `per_topic` is -q, `summary` the opposite of -n."""
     if output_format == "text":
         for run in range(len(run_names)):
+            lines = list(evaluation.rows(run, per_topic=per_topic, summary=summary))
+            if len(run_names) > 1 and not any(line[0] == RUNID for line in lines):
+                lines.insert(0, (RUNID, "all", evaluation.run_tags[run], ValueKind.TAG))
             block = "".join(
                 f"{name:<22}\t{topic}\t{_trec_eval_text(value, kind)}\n"
-                for name, topic, value, kind in evaluation.rows(
-                    run, per_topic=per_topic, summary=summary
-                )
+                for name, topic, value, kind in lines
             )
             if block:  # Django's OutputWrapper would add a newline to an empty write
                 out.write(block)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow.compute as pc
 from django.db.models import Max
 from django.utils import timezone
 
@@ -42,10 +43,15 @@ _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 __all__ = [
     "ExportError",
     "ExportFile",
+    "FormatChoice",
+    "NothingJudged",
+    "PoolScores",
     "ScoringError",
     "pool_scores",
+    "pool_scores_report",
     "qrels_bundle",
     "qrels_export",
+    "qrels_format_choices",
 ]
 
 
@@ -73,6 +79,12 @@ class PoolState:
     aspects: tuple[str, ...]
     answers: dict[str, int]
 
+    @property
+    def format_problems(self) -> dict[str, str]:
+        return exports.format_problems(
+            aspects=self.aspects, answers=self.answers, topics=self.entries["query_id"].unique()
+        )
+
 
 def pool_state(pool: Pool) -> PoolState:
     return PoolState(
@@ -82,6 +94,39 @@ def pool_state(pool: Pool) -> PoolState:
         aspects=pool.campaign.schema.aspect_ids,
         answers=_answers(pool),
     )
+
+
+@dataclass(frozen=True)
+class FormatChoice:
+    """A qrels format as the pool page and the API offer it."""
+
+    name: str
+    file: str
+    description: str
+    unavailable: str  # why the pool cannot produce it; empty when it can
+    in_default_bundle: bool
+
+    @property
+    def available(self) -> bool:
+        return not self.unavailable
+
+
+def qrels_format_choices(*, pool: Pool) -> list[FormatChoice]:
+    """Every format, whether the pool can produce it and why not (`exports.format_problems`).
+
+    Cheap: reads the schema, the topics' answers and the pool's topics, not the labels.
+    """
+    topics = pool.entries.values_list("topic__topic_id", flat=True).distinct()
+    problems = exports.format_problems(
+        aspects=pool.campaign.schema.aspect_ids, answers=_answers(pool), topics=list(topics)
+    )
+    default = exports.bundle_formats(problems)
+    return [
+        FormatChoice(
+            fmt.name, fmt.file, fmt.description, problems.get(fmt.name, ""), fmt.name in default
+        )
+        for fmt in FORMATS.values()
+    ]
 
 
 def qrels_export(
@@ -103,12 +148,23 @@ def qrels_export(
     return files
 
 
-def qrels_bundle(*, pool: Pool, formats: list[str], two_aspect: str | None = None) -> bytes:
-    """A zip of the formats' files, provenance.tsv and manifest.json."""
+def qrels_bundle(
+    *, pool: Pool, formats: list[str] | None = None, two_aspect: str | None = None
+) -> bytes:
+    """A zip of the formats' files, provenance.tsv and manifest.json.
+
+    No formats: the default ones the pool can produce (`exports.bundle_formats`).
+    A format it cannot produce is an ExportError saying why.
+    """
+    state = pool_state(pool)
+    problems = state.format_problems
+    formats = exports.bundle_formats(problems) if formats is None else formats
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ExportError(f"choose formats among {', '.join(FORMATS)}; got {formats!r}")
-    state = pool_state(pool)
+    refused = [f"{fmt} {problems[fmt]}" for fmt in dict.fromkeys(formats) if fmt in problems]
+    if refused:
+        raise ExportError("; ".join(refused))
     files: dict[str, ExportFile] = {}
     for fmt in dict.fromkeys(formats):
         for file in qrels_export(pool=pool, fmt=fmt, two_aspect=two_aspect, state=state):
@@ -128,13 +184,17 @@ def qrels_bundle(*, pool: Pool, formats: list[str], two_aspect: str | None = Non
 
 def provenance_text(labels: pd.DataFrame) -> str:
     """Where each final label came from, one line per item: topic, docno, relevance,
-    provenance, number of judgments, assessors, and whose judgments decided it."""
+    provenance, number of judgments, assessors, who decided it (the adjudicator, or
+    the assessors whose judgments gave it), and for an adjudication when and why."""
     rows = exports.sort_items(labels)
-    lines = ["topic\tdocno\trelevance\tprovenance\tjudgments\tassessors\tdecided_by\n"]
+    header = "topic docno relevance provenance judgments assessors decided_by decided_at reason"
+    lines = ["\t".join(header.split()) + "\n"]
     for row in rows.itertuples(index=False):
+        reason = " ".join(row.reason.split())  # one line, no tabs
         lines.append(
             f"{row.query_id}\t{row.doc_id}\t{row.relevance}\t{row.provenance}\t"
-            f"{row.n_judgments}\t{','.join(row.assessors)}\t{','.join(row.decided_by)}\n"
+            f"{row.n_judgments}\t{','.join(row.assessors)}\t{','.join(row.decided_by)}\t"
+            f"{row.decided_at}\t{reason}\n"
         )
     return "".join(lines)
 
@@ -233,8 +293,28 @@ class ScoringError(ValueError):
     """Runs that cannot be scored against this pool yet; the message says why."""
 
 
+class NothingJudged(ScoringError):
+    """No final label yet: a state of the campaign, not a mistake of the request."""
+
+
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "bpref", "recip_rank")
 INFERRED_MEASURES = ("infAP", "infNDCG")
+
+
+@dataclass(frozen=True)
+class PoolScores:
+    """The scores of the campaign's runs and the topics they are averaged over.
+
+    scores: run_id, query_id ("all" for the means), measure, value.
+    judged_topics: the topics with final labels, which every mean is over (-c).
+    left_out: the campaign's other topics (nothing judged), in no mean.
+    missing: run_id -> the judged topics the run has no ranking for (each scores 0).
+    """
+
+    scores: pd.DataFrame
+    judged_topics: list[str]
+    left_out: list[str]
+    missing: dict[str, list[str]]
 
 
 def pool_scores(
@@ -246,14 +326,24 @@ def pool_scores(
     and for a sampled pool sample_eval's infAP and infNDCG from its strata.
     Columns: run_id, query_id ("all" for the means), measure, value.
     """
+    return pool_scores_report(pool=pool, measures=measures, per_topic=per_topic).scores
+
+
+def pool_scores_report(
+    *, pool: Pool, measures: list[str] | None = None, per_topic: bool = False
+) -> PoolScores:
+    """`pool_scores`, with the topics the means are over and those left out."""
     state = pool_state(pool)
     if state.labels.empty:
-        raise ScoringError("nothing is judged in this pool yet")
+        raise NothingJudged("nothing is judged in this pool yet")
     try:
         requested = TREC.select(list(measures or DEFAULT_MEASURES))
     except (MeasureError, ParamError) as error:
         raise ScoringError(str(error)) from None
-    runs = [read_run_cache(run.cache_file.path) for run in pool.campaign.runs.order_by("tag")]
+    tagged = [
+        (run.tag, read_run_cache(run.cache_file.path)) for run in pool.campaign.runs.order_by("tag")
+    ]
+    runs = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
     options = EvalOptions(complete=True, max_docs_per_topic=1000)
     frames = [evaluate(qrels, runs, requested, options).to_frame()]
@@ -266,4 +356,15 @@ def pool_scores(
     scores = pd.concat(frames, ignore_index=True).drop(columns="run")
     if not per_topic:
         scores = scores[scores["query_id"] == "all"]
-    return scores.reset_index(drop=True)
+    judged = sorted(set(qrels["query_id"]), key=topic_sort_key)
+    campaign_topics = pool.campaign.topics.values_list("topic_id", flat=True)
+    missing = {}
+    for tag, table in tagged:
+        has = set(pc.unique(table["query_id"]).to_pylist())
+        missing[tag] = [topic for topic in judged if topic not in has]
+    return PoolScores(
+        scores=scores.reset_index(drop=True),
+        judged_topics=judged,
+        left_out=sorted(set(campaign_topics) - set(judged), key=topic_sort_key),
+        missing=missing,
+    )

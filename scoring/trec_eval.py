@@ -7,7 +7,8 @@ Options are read as GNU getopt_long reads trec_eval's (`-M100`,
 `-mrelstring.20`, `-qc`, `--measure=P.5`, options after the files). The
 output is byte for byte trec_eval's. RUN may be several files or
 directories (their files in name order, hidden files skipped) and `-` for
-standard input: all runs are scored in one pass and printed one block each.
+standard input: all runs are scored in one pass and printed one block each,
+each block starting with its runid line unless runid is among the measures.
 
 `-R qrels_twoaspects` and `-R qrels_threeaspects` read aspect qrels
 (`topic iter docno a1 a2 [a3]`) and offer the Decision track's measures
@@ -19,6 +20,7 @@ them). Like 10.0's measures, and unlike the extension, -q -c also prints the
 topics a run lacks, with the value 0.
 
 Where this differs from trec_eval 10.0, on purpose:
+- Several runs in one invocation (10.0 takes one); see above for their blocks.
 - A qrels topic missing from a run is skipped without -c (10.0 stops with
   "result qid not found", an accident of a fix elsewhere; 9.x and 10.0's
   own help text skip it).
@@ -72,6 +74,9 @@ Usage: trec_eval [-q] [-c] [-n] [-J] [-M num] [-l num] [-N num] [-m measure[.par
   -T  results format (trec_results)
   --format  text (trec_eval's, default), tsv or json
 A run may be a directory: its files are scored in name order.
+Several runs print one block each; in text, each block starts with the run's
+"runid  all  TAG" line (as -m runid prints it) unless runid is printed already
+(-m runid, official, all_trec). tsv and json name the run on every row.
 """
 
 

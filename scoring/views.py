@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from pooling.models import Pool
 from scoring import services
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
+from scoring.measures.catalog import TREC, MeasureError
+from scoring.measures.params import ParamError
 from workbench.roles import organiser_required
-
-DEFAULT_BUNDLE = ("qrels", "aspects", "correctness", "stratified", "infap")
 
 
 def _pool(pool_id: int) -> Pool:
@@ -48,7 +49,7 @@ def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse
 @organiser_required
 def bundle_download(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = _pool(pool_id)
-    formats = request.GET.getlist("formats") or list(DEFAULT_BUNDLE)
+    formats = request.GET.getlist("formats") or None  # None: what the pool can produce
     try:
         data = services.qrels_bundle(pool=pool, formats=formats)
     except ExportError as error:
@@ -58,33 +59,70 @@ def bundle_download(request: HttpRequest, pool_id: int) -> HttpResponse:
 
 @organiser_required
 def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
-    """The campaign's runs scored against the pool's current final labels."""
+    """The campaign's runs scored against the pool's current final labels, best first."""
     pool = _pool(pool_id)
     text = request.GET.get("measures", "").strip()
     measures = text.split() if text else list(services.DEFAULT_MEASURES)
     context = {"pool": pool, "campaign": pool.campaign, "measures_text": " ".join(measures)}
     try:
-        scores = services.pool_scores(pool=pool, measures=measures)
+        report = services.pool_scores_report(pool=pool, measures=measures)
+    except services.NothingJudged as state:
+        context["notice"] = f"{str(state).capitalize()}."
+        return render(request, "scoring/pool_scores.html", context)
     except services.ScoringError as error:
         context["error"] = str(error)
         return render(request, "scoring/pool_scores.html", context)
+    scores = report.scores
     table = scores.pivot(index="run_id", columns="measure", values="value")
-    columns = list(dict.fromkeys(scores["measure"]))
-    table = table[columns].sort_values(columns[0], ascending=False)
+    for column in table:  # runid's text makes the values objects; numbers rank
+        numbers = pd.to_numeric(table[column], errors="coerce")
+        if numbers.notna().sum() == table[column].notna().sum():
+            table[column] = numbers
+    columns = _in_requested_order(list(dict.fromkeys(scores["measure"])), measures)
+    ranking = next((c for c in columns if pd.api.types.is_numeric_dtype(table[c])), None)
+    if ranking is not None:  # best first; ties in run order, sharing their rank
+        table = table.sort_values(ranking, ascending=False, kind="stable")
+        ranks = table[ranking].rank(method="min", ascending=False).fillna(len(table))
+    else:
+        ranks = pd.Series(range(1, len(table) + 1), index=table.index)
     context |= {
         "columns": columns,
+        "ranking": ranking,
         "rows": [
-            (run_id, list(values))
-            for run_id, values in zip(table.index, table.to_numpy(), strict=True)
+            (int(rank), run_id, [_value(v) for v in values], report.missing.get(run_id, []))
+            for rank, run_id, values in zip(
+                ranks, table.index, table[columns].to_numpy(), strict=True
+            )
         ],
+        "judged_topics": report.judged_topics,
+        "left_out": report.left_out,
     }
     if request.GET.get("download") == "tsv":
         lines = ["run_id\t" + "\t".join(columns)]
-        lines += [
-            f"{run}\t" + "\t".join(f"{v:.4f}" for v in values) for run, values in context["rows"]
-        ]
+        lines += [f"{run}\t" + "\t".join(values) for _, run, values, _ in context["rows"]]
         data = ("\n".join(lines) + "\n").encode()
         return file_response(
             data, f"{pool.campaign.slug}-pool{pool.pk}-scores.tsv", "text/tab-separated-values"
         )
     return render(request, "scoring/pool_scores.html", context)
+
+
+def _in_requested_order(columns: list[str], measures: list[str]) -> list[str]:
+    """The output columns in the order the measures were asked for (the first ranks the
+    runs), each measure's own columns as trec_eval orders them, the inferred ones last."""
+    order: dict[str, int] = {}
+    for position, measure in enumerate(measures):
+        try:
+            names = [name for requested in TREC.select([measure]) for name in requested.names]
+        except (MeasureError, ParamError):
+            continue
+        for name in names:
+            order.setdefault(name, position)
+    return sorted(columns, key=lambda column: order.get(column, len(measures)))
+
+
+def _value(value: object) -> str:
+    """A value as trec_eval prints it: rounded from the double with 4 decimals, as C's
+    printf rounds (Django's floatformat rounds the shortest decimal text, which differs
+    at about half of all halves)."""
+    return f"{value:.4f}" if isinstance(value, float) else str(value)

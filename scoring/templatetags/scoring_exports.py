@@ -2,17 +2,13 @@
 
 from django import template
 
-from scoring.exports import FORMATS
-from scoring.views import DEFAULT_BUNDLE
+from pooling.models import Pool
+from scoring import services
 
 register = template.Library()
 
 
 @register.simple_tag
-def qrels_formats() -> list:
-    return list(FORMATS.values())
-
-
-@register.simple_tag
-def qrels_bundle_defaults() -> tuple[str, ...]:
-    return DEFAULT_BUNDLE
+def qrels_formats(pool: Pool) -> list[services.FormatChoice]:
+    """Every format, with whether this pool can produce it, why not, and if the bundle ticks it."""
+    return services.qrels_format_choices(pool=pool)

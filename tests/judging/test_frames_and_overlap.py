@@ -165,6 +165,7 @@ def test_adjudication_is_checked_against_the_schema_and_updated(setup, organiser
             "relevance": 0,
             "reason": "off topic",
             "decided_by": "olivia",
+            "decided_at": adjudication.decided_at.isoformat(timespec="seconds"),
             "effectiveness": -1,
             "credibility": -1,
         }

@@ -12,8 +12,10 @@ from django.core.management import CommandError, call_command
 from judging import services
 from judging.judgment_files import read_judgments_tsv
 from judging.models import Judgment, JudgmentEvent
-from pooling.label_schema import LabelSchema
-from tests.helpers import make_campaign
+from pooling.label_schema import SCHEMA_PRESETS, LabelSchema
+from pooling.models import Pool
+from pooling.strategies import PoolSpec
+from tests.helpers import make_campaign, make_pool
 
 pytestmark = pytest.mark.django_db
 
@@ -185,3 +187,69 @@ def _write(directory: Path, name: str, text: str) -> Path:
     path = directory / name
     path.write_text(text)
     return path
+
+
+def test_import_qrels_can_make_the_pool_its_judgments_form(tmp_path: Path):
+    campaign = make_campaign(label_schema=SCHEMA_PRESETS["graded-0-3"].schema())
+    path = _write(tmp_path, "nist.qrels", "302 0 d9 3\n301 0 d2 0\n301 0 d1 2\n302 0 d3 -1\n")
+    out = call(
+        "import_qrels",
+        "--campaign",
+        "trec-x",
+        "--assessor",
+        "nist",
+        "--make-pool",
+        "nist",
+        str(path),
+    )
+    pool = Pool.objects.get(campaign=campaign)
+    assert f"pool {pool.pk} 'nist' made of the judged documents" in out
+    assert pool.name == "nist"
+    spec = PoolSpec.from_dict(pool.spec)
+    assert spec.source == "qrels file nist.qrels, imported by import_qrels as nist"
+    entries = pool.entries.order_by("topic__position", "order").values_list(
+        "topic__topic_id", "docno", "order", "stratum", "inclusion_probability", "sampled"
+    )
+    assert list(entries) == [
+        ("301", "d1", 1, 1, 1.0, True),
+        ("301", "d2", 2, 1, 1.0, True),
+        ("302", "d9", 1, 1, 1.0, True),
+    ]
+
+
+def test_import_judgments_can_make_the_pool_its_judgments_form(tmp_path: Path, assessor):
+    campaign = make_campaign()
+    path = _write(tmp_path, "j.tsv", "alice\t301\td1\t0\nalice\t302\td3\t1\t3\t1\n")
+    call("import_judgments", "--campaign", "trec-x", "--make-pool", "old", str(path))
+    pool = Pool.objects.get(campaign=campaign, name="old")
+    assert PoolSpec.from_dict(pool.spec).source.startswith("judgments file j.tsv")
+    assert sorted(pool.entries.values_list("topic__topic_id", "docno")) == [
+        ("301", "d1"),
+        ("302", "d3"),
+    ]
+
+
+def test_an_import_that_cannot_make_its_pool_stores_nothing(tmp_path: Path):
+    campaign = make_campaign()
+    make_pool(campaign, {"301": ["d1"]}, name="taken")
+    path = _write(tmp_path, "qrels.txt", "301 0 d1 2\n")
+    import_qrels = ["import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(path)]
+    with pytest.raises(CommandError, match="already has a pool named 'taken'") as caught:
+        call(*import_qrels, "--make-pool", "taken")
+    assert caught.value.returncode == 2
+    bad = _write(tmp_path, "bad.txt", "301 0 d1 2\n999 0 d2 1\n")
+    with pytest.raises(CommandError, match=r"bad\.txt:2: topic '999'") as caught:
+        call(
+            "import_qrels",
+            "--campaign",
+            "trec-x",
+            "--assessor",
+            "nist",
+            "--make-pool",
+            "new",
+            str(bad),
+        )
+    assert caught.value.returncode == 2
+    assert not Judgment.objects.exists()
+    assert not User.objects.filter(username="nist").exists()
+    assert list(Pool.objects.values_list("name", flat=True)) == ["taken"]

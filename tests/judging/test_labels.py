@@ -63,9 +63,26 @@ def test_adjudication_comes_first_by_default():
     )
     assert (label["relevance"], label["effectiveness"], label["credibility"]) == (1, 2, 0)
     assert label["provenance"] == "adjudicated"
-    assert label["decided_by"] == ()
+    assert label["decided_by"] == ()  # the frame does not say who
     assert label["assessors"] == ("ann", "bob")
     assert label["n_judgments"] == 2
+
+
+def test_an_adjudicated_label_says_who_decided_it_when_and_why():
+    adjudications = make_adjudications([("1", "d1", 1, 2, 0), ("1", "d2", 0, -1, -1)]).assign(
+        decided_by=["olivia", None],
+        decided_at=["2024-05-01T10:00:00+00:00", "2024-05-02T09:30:00+00:00"],
+        reason=["partly on topic", ""],
+    )
+    judgments = make_judgments([("ann", "1", "d1", 2, 3, 1), ("ann", "1", "d3", 1, 1, 1)])
+    labels = final_labels(judgments, adjudications)
+    adjudicated = label_of(labels, "1", "d1")
+    assert adjudicated["decided_by"] == ("olivia",)
+    assert adjudicated["decided_at"] == "2024-05-01T10:00:00+00:00"
+    assert adjudicated["reason"] == "partly on topic"
+    assert label_of(labels, "1", "d2")["decided_by"] == ()  # the adjudicator's account is gone
+    judged = label_of(labels, "1", "d3")
+    assert (judged["decided_by"], judged["decided_at"], judged["reason"]) == (("ann",), "", "")
 
 
 def test_primary_judgment_gives_relevance_and_aspects():
@@ -223,6 +240,8 @@ def test_binary_schema_without_aspects():
         "n_judgments",
         "assessors",
         "decided_by",
+        "decided_at",
+        "reason",
     ]
     assert labels.relevance.tolist() == [1]
 

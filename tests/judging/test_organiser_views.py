@@ -190,3 +190,58 @@ def test_history_lookup_leads_to_the_documents_history(organiser_client, pool):
     )
     page = organiser_client.get(response.url).content.decode()
     assert page.count("<td>ann</td>") == 2
+
+
+def _history(client, topic, docno: str):
+    return client.get(reverse("judging:document_history", args=[topic.pk, docno]))
+
+
+def test_history_shows_the_adjudication_who_when_and_why(organiser_client, organiser, pool):
+    topic = pool.campaign.topics.get()
+    page = _history(organiser_client, topic, "d00").content.decode()
+    assert "Not adjudicated" in page
+    services.adjudication_record(
+        topic=topic,
+        docno="d00",
+        relevance=1,
+        aspects={"effectiveness": 3, "credibility": 1},
+        reason="partly on topic",
+        decided_by=organiser,
+    )
+    page = _history(organiser_client, topic, "d00").content.decode()
+    adjudication = Adjudication.objects.get()
+    assert (
+        "<td>Relevance: Relevant · Effectiveness: Effective · Credibility: Credible</td>"
+        f"<td>{organiser.username}</td>"
+        f"<td>{adjudication.decided_at:%Y-%m-%d %H:%M:%S}</td><td>partly on topic</td>"
+    ) in page
+
+
+def test_history_and_adjudication_show_labels_by_their_schema_names(organiser_client, pool):
+    topic = pool.campaign.topics.get()
+    history = _history(organiser_client, topic, "d00").content.decode()
+    adjudicate = organiser_client.get(
+        reverse("judging:adjudicate", args=[pool.pk, topic.pk, "d00"])
+    ).content.decode()
+    queue = organiser_client.get(
+        reverse("judging:pool_adjudication", args=[pool.pk])
+    ).content.decode()
+    for page in (history, adjudicate, queue):
+        assert "{&#x27;" not in page  # no Python dict
+        assert "{'" not in page
+    ann = "Relevance: Highly relevant · Effectiveness: Effective · Credibility: Credible"
+    assert f"<td>{ann}</td>" in history
+    assert f"<td>{ann}</td>" in adjudicate
+    assert "<td>Relevance: Not relevant</td>" in adjudicate
+    assert "ann: Highly relevant · ben: Not relevant" in queue
+    assert "<td>Relevance</td>" in queue  # what they differ on, by name
+
+
+def test_history_of_a_docno_the_campaign_never_saw_is_404(organiser_client, pool):
+    topic = pool.campaign.topics.get()
+    assert _history(organiser_client, topic, "no-such-doc").status_code == 404
+    assert _history(organiser_client, topic, "d05").status_code == 200
+    make_documents(pool.campaign, ["loaded-only"])
+    assert _history(organiser_client, topic, "loaded-only").status_code == 200
+    make_pool(pool.campaign, {"1": ["pooled-only"]}, name="other")
+    assert _history(organiser_client, topic, "pooled-only").status_code == 200

@@ -238,3 +238,22 @@ def test_load_schema_errors_name_the_presets_or_the_file(tmp_path):
     invalid.write_text(json.dumps({"relevance": {"grades": []}}))
     with pytest.raises(LabelSchemaError, match=f"{invalid}: relevance: 'grades' must list"):
         load_schema(str(invalid))
+
+
+def test_labels_read_by_their_schema_names():
+    schema = LabelSchema.default()
+    assert schema.label_names({"relevance": 2, "effectiveness": 3, "credibility": 1}) == [
+        "Relevance: Highly relevant",
+        "Effectiveness: Effective",
+        "Credibility: Credible",
+    ]
+    # Aspects not asked are left out; -2 and values outside the schema are said as they are.
+    assert schema.label_names({"relevance": 0, "effectiveness": -1, "credibility": -1}) == [
+        "Relevance: Not relevant"
+    ]
+    assert schema.label_names({"relevance": 1, "effectiveness": -2, "credibility": 7}) == [
+        "Relevance: Relevant",
+        "Effectiveness: not judged",
+        "Credibility: 7",
+    ]
+    assert schema.label_names({}) == []

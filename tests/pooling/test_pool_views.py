@@ -6,6 +6,7 @@ import io
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -357,3 +358,23 @@ def test_organiser_retires_and_reopens_a_pool_from_its_page(organiser_client, ca
     pool.refresh_from_db()
     assert not pool.is_retired
     assert "Retire</button>" in organiser_client.get(detail).content.decode()
+
+
+def test_a_pool_of_imported_judgments_shows_where_it_came_from(organiser_client, campaign):
+    pairs = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["d2", "d1", "e9"]})
+    pool = services.pool_from_judged(
+        campaign=campaign, pairs=pairs, name="nist", source="qrels file nist.qrels"
+    )
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    ).content.decode()
+    assert "of the documents judged in the qrels file nist.qrels" in page
+    assert "build_pool" not in page
+    assert "Add their new documents" not in page  # the campaign's runs are not late runs here
+    assert (
+        organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk])).status_code == 200
+    )
+    with pytest.raises(services.PoolBuildError, match="holds imported judgments"):
+        services.pool_add_runs(pool=pool, runs=list(campaign.runs.all()))
+    with pytest.raises(services.PoolBuildError, match="already has a pool named 'nist'"):
+        services.pool_from_judged(campaign=campaign, pairs=pairs, name="nist", source="again")

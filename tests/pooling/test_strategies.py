@@ -32,6 +32,7 @@ from pooling.strategies import (
     parse_strata,
     parse_stratum,
     pool_from_run_files,
+    pool_of_judged,
     pool_spec_from_options,
     pool_tsv_lines,
     write_pool_tsv,
@@ -472,6 +473,41 @@ def test_spec_round_trips_through_its_stored_form():
     )
     assert PoolSpec.from_dict(spec.to_dict()) == spec
     assert spec.to_dict()["strata"] == ["21-100:0.8"]
+
+
+def test_a_pool_of_imported_judgments_says_where_it_came_from_and_has_no_depth():
+    spec = PoolSpec(source="judgments imported from nist.qrels", order="docno")
+    assert PoolSpec.from_dict(spec.to_dict()) == spec
+    assert spec.to_dict()["source"] == "judgments imported from nist.qrels"
+    assert "source" not in PoolSpec(depth=20).to_dict()  # stored specs of built pools unchanged
+    assert spec.is_depth_only
+    assert not spec.accepts_late_runs
+    assert PoolSpec(depth=20).accepts_late_runs
+    with pytest.raises(PoolSpecError, match="no depth or strata"):
+        PoolSpec(depth=5, source="x")
+    with pytest.raises(PoolSpecError, match="holds imported judgments"):
+        add_runs_to_pool(
+            pool_of_judged(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]})), [], spec
+        )
+
+
+def test_pool_of_judged_pairs_judges_every_entry_in_docno_order():
+    pairs = pd.DataFrame(
+        {"query_id": ["10", "2", "2", "2", "10"], "doc_id": ["z", "b", "B", "a", "z"]}
+    )
+    pool = pool_of_judged(pairs)
+    assert list(pool.columns) == list(POOL_COLUMNS)
+    assert pool[["query_id", "doc_id"]].values.tolist() == [
+        ["2", "B"],
+        ["2", "a"],
+        ["2", "b"],
+        ["10", "z"],
+    ]
+    assert pool["order"].tolist() == [1, 2, 3, 1]
+    assert pool["sampled"].all()
+    assert set(pool["stratum"]) == {1}
+    assert set(pool["inclusion_probability"]) == {1.0}
+    assert set(pool["best_rank"]) == set(pool["n_runs"]) == set(pool["batch"]) == {0}
 
 
 def test_presets_offer_depth_k_and_cds_2014():

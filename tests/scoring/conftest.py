@@ -41,3 +41,20 @@ def pool(db) -> Pool:
                 assignment=assignment, docno=entry.docno, relevance=relevance, aspects=aspects
             )
     return pool
+
+
+@pytest.fixture
+def graded_pool(db) -> Pool:
+    """A TREC DL-like pool: relevance 0-3, no aspects, no accepted answers; judged by NIST."""
+    from judging.judgment_files import ImportedJudgment
+    from pooling.label_schema import SCHEMA_PRESETS
+    from tests.helpers import make_campaign, make_pool
+
+    campaign = make_campaign(
+        "dl", topics=("1", "2"), label_schema=SCHEMA_PRESETS["graded-0-3"].schema()
+    )
+    pool = make_pool(campaign, {"1": ["d1", "d2", "d3"], "2": ["d1", "d4"]})
+    labels = {("1", "d1"): 3, ("1", "d2"): 0, ("1", "d3"): 1, ("2", "d1"): 2, ("2", "d4"): 0}
+    rows = [ImportedJudgment("nist", t, d, rel) for (t, d), rel in labels.items()]
+    judging.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
+    return pool

@@ -8,12 +8,12 @@ import json
 import zipfile
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from judging import services as judging
-from judging.models import Judgment
+from judging.models import Adjudication, Judgment
 from pooling.models import Pool, Run
-from scoring import services
+from scoring import exports, services
 from scoring.exports import NOT_SAMPLED, ExportError
 from scoring.qrels import (
     STRATIFIED_QRELS,
@@ -172,17 +172,33 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
         docno=item["doc_id"],
         relevance=new_relevance,
         aspects=aspects,
-        reason="test",
+        reason="both\tread it\nwrong",
         decided_by=organiser,
     )
     qrels_line = f"{item['query_id']} 0 {item['doc_id']} {new_relevance}"
     assert qrels_line in export(pool, "qrels").splitlines()
     bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=pool, formats=["qrels"])))
     provenance = bundle.read("provenance.tsv").decode().splitlines()
-    row = next(
-        r.split("\t") for r in provenance if r.split("\t")[:2] == [item["query_id"], item["doc_id"]]
+    header = provenance[0].split("\t")
+    assert header[-3:] == ["decided_by", "decided_at", "reason"]
+    row = dict(
+        zip(
+            header,
+            next(
+                r.split("\t")
+                for r in provenance
+                if r.split("\t")[:2] == [item["query_id"], item["doc_id"]]
+            ),
+            strict=True,
+        )
     )
-    assert row[2:4] == [str(new_relevance), "adjudicated"]
+    adjudication = Adjudication.objects.get()
+    assert (row["relevance"], row["provenance"]) == (str(new_relevance), "adjudicated")
+    assert row["decided_by"] == organiser.username
+    assert row["decided_at"] == adjudication.decided_at.isoformat(timespec="seconds")
+    assert row["reason"] == "both read it wrong"
+    judged = next(r.split("\t") for r in provenance[1:] if "\tadjudicated\t" not in r)
+    assert judged[-2:] == ["", ""]
 
 
 def test_bundle_manifest_and_determinism(pool):
@@ -255,3 +271,47 @@ def test_export_command_writes_qrels_and_inclusion(pool, tmp_path):
 def test_unknown_bundle_format_is_an_error(pool):
     with pytest.raises(ExportError, match="choose formats among"):
         services.qrels_bundle(pool=pool, formats=["qrels", "nope"])
+
+
+def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(graded_pool):
+    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=graded_pool)))
+    assert sorted(bundle.namelist()) == [
+        "inclusion.tsv",
+        "manifest.json",
+        "provenance.tsv",
+        "qrels.txt",
+        "qrels_infap.txt",
+        "qrels_stratified.txt",
+    ]
+    assert bundle.read("qrels.txt").decode().splitlines()[0] == "1 0 d1 3"
+    with pytest.raises(ExportError, match="correctness needs the aspects effectiveness"):
+        services.qrels_bundle(pool=graded_pool, formats=["qrels", "correctness"])
+
+
+def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
+    choices = {c.name: c for c in services.qrels_format_choices(pool=graded_pool)}
+    assert [c.name for c in choices.values()] == list(exports.FORMATS)
+    assert not choices["aspects"].available
+    assert "the schema has neither" in choices["aspects"].unavailable
+    assert "the schema has 0" in choices["threeaspects"].unavailable
+    assert [c.name for c in choices.values() if c.in_default_bundle] == [
+        "qrels",
+        "stratified",
+        "infap",
+    ]
+    pool.campaign.topics.filter(topic_id="2").update(extra={})
+    demo = {c.name: c for c in services.qrels_format_choices(pool=pool)}
+    assert "missing for topic 2" in demo["correctness"].unavailable
+    assert [name for name, c in demo.items() if not c.available] == ["correctness"]
+
+
+def test_export_command_bundles_the_available_formats_and_refuses_others(graded_pool, tmp_path):
+    bundle = tmp_path / "b.zip"
+    export = ["export_qrels", "--pool", str(graded_pool.pk), "--bundle", str(bundle)]
+    call_command(*export, stdout=io.StringIO(), stderr=io.StringIO())
+    assert "qrels_stratified.txt" in zipfile.ZipFile(bundle).namelist()
+    bundle.unlink()
+    with pytest.raises(CommandError, match="correctness needs the aspects") as refused:
+        call_command(*export, "--formats", "qrels,correctness", stderr=io.StringIO())
+    assert refused.value.returncode == 2
+    assert not bundle.exists()

@@ -102,3 +102,47 @@ def test_formats_needing_aspects_refuse_a_schema_without_them():
         exports.export_frame("threeaspects", labels=LABELS, entries=ENTRIES, aspects=())
     with pytest.raises(ExportError, match="unknown format 'xml'"):
         frame("xml")
+
+
+DECISION = ("effectiveness", "credibility")
+
+
+def test_a_schema_without_aspects_or_answers_produces_the_relevance_formats_only():
+    problems = exports.format_problems(aspects=(), answers={}, topics=["1", "2"])
+    assert sorted(problems) == ["aspects", "correctness", "threeaspects", "twoaspects"]
+    assert "the schema has neither" in problems["aspects"]
+    assert "the schema has neither" in problems["correctness"]
+    assert "the schema has 0" in problems["twoaspects"]
+    assert exports.bundle_formats(problems) == ["qrels", "stratified", "infap"]
+
+
+def test_correctness_needs_an_answer_for_every_topic_of_the_pool():
+    topics = [str(t) for t in range(1, 9)]
+    problems = exports.format_problems(aspects=DECISION, answers={"3": 1}, topics=topics)
+    assert list(problems) == ["correctness"]
+    assert "missing for topics 1, 2, 4, 5, 6 and 2 more" in problems["correctness"]
+    wrong = exports.format_problems(aspects=DECISION, answers={"1": 7}, topics=["1"])
+    assert "must be 1, 0 or -1; got 1: 7" in wrong["correctness"]
+    one = exports.format_problems(aspects=("effectiveness",), answers={}, topics=[])
+    assert one["aspects"].endswith("the schema lacks credibility")
+    every = exports.format_problems(aspects=DECISION, answers={"1": 1, "2": -1}, topics=["2", "1"])
+    assert every == {}
+    assert exports.bundle_formats(every) == list(exports.DEFAULT_BUNDLE)
+
+
+@pytest.mark.parametrize("aspects", [(), ("credibility",), DECISION])
+def test_an_export_is_refused_exactly_when_format_problems_names_it(aspects):
+    labels = LABELS[["query_id", "doc_id", "relevance", *aspects]]
+    answers = {"2": 1}  # topic 10 has none
+    problems = exports.format_problems(aspects=aspects, answers=answers, topics=["2", "10"])
+    for fmt in exports.FORMATS:
+        if fmt in problems:
+            with pytest.raises(ExportError) as refused:
+                exports.export_frame(
+                    fmt, labels=labels, entries=ENTRIES, aspects=aspects, answers=answers
+                )
+            assert str(refused.value) == f"{fmt} {problems[fmt]}"
+        else:
+            exports.export_frame(
+                fmt, labels=labels, entries=ENTRIES, aspects=aspects, answers=answers
+            )

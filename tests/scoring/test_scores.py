@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import io
+import json
+import re
 import zipfile
+from types import SimpleNamespace
 
+import pandas as pd
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from pooling.models import Run
+from pooling.models import Pool, Run
 from scoring import services
+from scoring.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
 
@@ -154,3 +160,209 @@ def test_assessors_cannot_fetch_qrels_or_scores(assessor, assessor_client, pool)
         assessor_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"])).status_code
         == 403
     )
+
+
+def test_pool_page_greys_out_the_formats_the_pool_cannot_produce(organiser_client, graded_pool):
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[graded_pool.campaign.slug, graded_pool.pk])
+    ).content.decode()
+    for fmt in ("qrels", "stratified", "infap"):
+        assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) in page
+        assert f'value="{fmt}" checked>' in page
+    for fmt in ("aspects", "correctness", "twoaspects", "threeaspects"):
+        assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) not in page
+        assert f'value="{fmt}" disabled>' in page
+    assert "Not available: <b>correctness</b> needs the aspects effectiveness and credibility" in (
+        page
+    )
+    assert 'value="relevance">' in page  # available, not ticked by default
+
+
+def test_bundle_download_defaults_to_what_the_pool_can_produce(organiser_client, graded_pool):
+    url = reverse("scoring:bundle_download", args=[graded_pool.pk])
+    bundle = organiser_client.get(url)
+    assert bundle.status_code == 200
+    assert "qrels_infap.txt" in zipfile.ZipFile(io.BytesIO(bundle.content)).namelist()
+    refused = organiser_client.get(url, {"formats": ["qrels", "aspects"]})
+    assert refused.status_code == 409
+    assert "aspects needs the aspects effectiveness and credibility" in refused.content.decode()
+
+
+def test_api_bundle_defaults_to_what_the_pool_can_produce(organiser, graded_pool):
+    api = APIClient()
+    api.force_authenticate(organiser)
+    url = f"/api/pools/{graded_pool.pk}/bundle/"
+    assert api.get(url).status_code == 200
+    refused = api.get(url, {"formats": "correctness"})
+    assert refused.status_code == 409
+    assert "correctness needs the aspects" in refused.json()["detail"]
+
+
+def test_api_lists_the_formats_and_why_some_are_unavailable(organiser, graded_pool):
+    api = APIClient()
+    api.force_authenticate(organiser)
+    formats = {f["name"]: f for f in api.get(f"/api/pools/{graded_pool.pk}/qrels/").json()}
+    assert formats["qrels"]["available"]
+    assert formats["qrels"]["in_default_bundle"]
+    assert not formats["aspects"]["available"]
+    assert "the schema has neither" in formats["aspects"]["unavailable"]
+
+
+# --------------------------------------------------------------------------
+# A qrels-only campaign: a published qrels file loaded, exported and scored
+
+# Eight topics' set_P = k / n: exactly 1.31 in all, 1.3099999999999998 as C adds the doubles.
+HALF_WAY_SET_P = [(3, 25), (3, 25), (1, 10), (0, 10), (16, 50), (2, 10), (12, 50), (21, 100)]
+SCORED = ["set_P", "map", "P.10", "ndcg_cut.10", "bpref", "recip_rank"]
+
+
+@pytest.fixture
+def published(db, tmp_path):
+    """A graded 0-3 campaign with one run, and a published qrels file (with a comment,
+    unjudged -1 lines and a relevant document no run found) imported with --make-pool."""
+    from pooling.label_schema import SCHEMA_PRESETS
+    from tests.helpers import make_run
+
+    topics = [str(t) for t in range(1, len(HALF_WAY_SET_P) + 1)]
+    campaign = make_campaign(
+        "dl", topics=topics, label_schema=SCHEMA_PRESETS["graded-0-3"].schema()
+    )
+    lines, ranked = ["# NIST judgments\n"], {}
+    for topic, (relevant, retrieved) in zip(topics, HALF_WAY_SET_P, strict=True):
+        ranked[topic] = [f"d{topic}-{i}" for i in range(retrieved)]
+        lines += [
+            f"{topic} 0 d{topic}-{i} {1 + i % 3 if i < relevant else 0}\n" for i in range(retrieved)
+        ]
+        lines += [f"{topic} 0 missed{topic} 2\n", f"{topic} 0 unjudged{topic} -1\n"]
+    qrels = tmp_path / "published.qrels"
+    qrels.write_text("".join(reversed(lines[1:])) + lines[0])  # not in any order
+    run = make_run(campaign, "run1", ranked)
+    (tmp_path / "run1").write_bytes(Run.objects.get(pk=run.pk).original_file.read())
+    call_command(
+        "import_qrels",
+        "--campaign",
+        "dl",
+        "--assessor",
+        "nist",
+        "--make-pool",
+        "published",
+        str(qrels),
+        stdout=io.StringIO(),
+    )
+    return SimpleNamespace(
+        pool=Pool.objects.get(campaign=campaign, name="published"),
+        qrels=qrels,
+        run=tmp_path / "run1",
+    )
+
+
+def _trec_eval_summary(qrels, run, measures: list[str]) -> dict[str, str]:
+    out = io.StringIO()
+    arguments = ["-c", "-M", "1000", *(f"-m{m}" for m in measures), str(qrels), str(run)]
+    assert trec_eval(arguments, out, io.StringIO()) == 0
+    return {line.split()[0]: line.split()[2] for line in out.getvalue().splitlines()}
+
+
+def test_a_published_qrels_file_is_exported_in_every_available_layout(published):
+    judged = sorted(
+        (line.split()[0], line.split()[2], int(line.split()[3]))
+        for line in published.qrels.read_text().splitlines()
+        if not line.startswith("#") and int(line.split()[3]) >= 0
+    )
+    choices = services.qrels_format_choices(pool=published.pool)
+    available = [c.name for c in choices if c.available]
+    assert available == ["qrels", "relevance", "stratified", "infap"]
+    texts = {fmt: services.qrels_export(pool=published.pool, fmt=fmt)[0].text for fmt in available}
+    for fmt in ("qrels", "relevance", "infap"):  # every entry judged: nothing is -1
+        exported = read_qrels(texts[fmt].encode(), name=fmt)
+        assert sorted(exported.itertuples(index=False, name=None)) == judged
+    stratified = read_qrels(texts["stratified"].encode(), name="s", layout=STRATIFIED_QRELS)
+    assert set(stratified["stratum"]) == {1}
+    assert (
+        sorted(stratified[["query_id", "doc_id", "relevance"]].itertuples(index=False, name=None))
+        == judged
+    )
+    inclusion = services.qrels_export(pool=published.pool, fmt="stratified")[1].text
+    assert {line.split("\t")[3] for line in inclusion.splitlines()[1:]} == {"1.0"}
+    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=published.pool)))
+    manifest = json.loads(bundle.read("manifest.json"))
+    assert manifest["pool"]["spec"]["source"].startswith("qrels file published.qrels")
+    assert manifest["counts"]["total"] == {
+        "pooled": len(judged),
+        "sampled": len(judged),
+        "judged": len(judged),
+        "unjudged": 0,
+    }
+
+
+def test_runs_score_against_a_published_qrels_as_trec_eval_scores_the_file(
+    published, organiser, organiser_client
+):
+    expected = _trec_eval_summary(published.qrels, published.run, SCORED)
+    scores = services.pool_scores(pool=published.pool, measures=SCORED)
+    ours = {m: f"{v:6.4f}" for m, v in zip(scores["measure"], scores["value"], strict=True)}
+    assert ours == {m: v for m, v in expected.items() if m in ours}
+    assert set(ours) == {"set_P", "map", "P_10", "ndcg_cut_10", "bpref", "recip_rank"}
+    assert expected["set_P"] == "0.1637"  # C's left-to-right sum; pairwise gives 0.1638
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[published.pool.pk]), {"measures": "set_P"}
+    ).content.decode()
+    assert f'<td class="num">{expected["set_P"]}</td>' in page
+    api = APIClient()
+    api.force_authenticate(organiser)
+    rows = api.get(f"/api/pools/{published.pool.pk}/scores/", {"measure": "set_P"}).json()
+    assert [f"{row['value']:6.4f}" for row in rows] == [expected["set_P"]]
+
+
+def test_scores_page_ranks_by_the_first_measure_asked_with_rank_numbers(organiser_client, pool):
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[pool.pk]), {"measures": "P.10 map"}
+    ).content.decode()
+    header = page[page.index("<thead>") : page.index("</thead>")]
+    assert header.index(">P_10<") < header.index(">map<")  # asked first, shown first
+    scores = services.pool_scores(pool=pool, measures=["P.10"])
+    p10 = scores[scores.measure == "P_10"].sort_values(
+        ["value", "run_id"], ascending=[False, True], kind="stable"
+    )
+    shown = re.findall(r'<tr><td class="num">(\d+)</td><td class="mono">([^<]+)</td>', page)
+    assert [run for _, run in shown] == p10["run_id"].tolist()
+    expected_ranks = p10["value"].rank(method="min", ascending=False).astype(int).tolist()
+    assert [int(rank) for rank, _ in shown] == expected_ranks
+
+
+def test_scores_page_says_which_topics_are_averaged_and_which_left_out(organiser_client, published):
+    from pooling import services as pooling
+    from tests.helpers import make_run
+
+    campaign = published.pool.campaign
+    pooling.topics_import(campaign=campaign, data=b"9\tNine\tNine?\n", name="more.tsv")
+    make_run(campaign, "partial", {"1": ["d1-0"], "2": ["d2-0"]})
+    page = organiser_client.get(
+        reverse("scoring:pool_scores", args=[published.pool.pk]), {"measures": "map"}
+    ).content.decode()
+    assert "over the 8 topics with judgments (1, 2, 3, 4, 5, 6, 7, 8)" in page
+    assert "Left out, nothing judged yet: topic 9." in page
+    assert "3, 4, 5, 6, 7, 8 (scored 0)" in page  # what the partial run lacks
+
+
+def test_nothing_judged_is_a_neutral_notice_not_an_error(organiser_client):
+    empty = make_pool(make_campaign("other"), {"301": ["d1"]})
+    page = organiser_client.get(reverse("scoring:pool_scores", args=[empty.pk])).content.decode()
+    assert '<p class="notice" role="status">Nothing is judged in this pool yet.' in page
+    assert 'class="errors"' not in page
+
+
+def test_scores_page_rounds_values_as_trec_eval_prints_them(organiser_client, pool, monkeypatch):
+    # 0.99945 is stored as 0.99944999...: C's printf gives 0.9994, Django's floatformat 0.9995.
+    report = services.PoolScores(
+        scores=pd.DataFrame(
+            {"run_id": ["r"], "query_id": ["all"], "measure": ["map"], "value": [0.99945]}
+        ),
+        judged_topics=["1"],
+        left_out=[],
+        missing={},
+    )
+    monkeypatch.setattr(services, "pool_scores_report", lambda **kwargs: report)
+    page = organiser_client.get(reverse("scoring:pool_scores", args=[pool.pk])).content.decode()
+    assert f'<td class="num">{0.99945:6.4f}</td>' in page
+    assert '<td class="num">0.9994</td>' in page

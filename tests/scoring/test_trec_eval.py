@@ -82,6 +82,33 @@ def test_several_runs_print_one_block_each_and_a_directory_its_files_by_name(fil
     assert _trec_eval("-q", qrels, files / "runs")[1] == one[0] + one[1]
 
 
+def test_several_runs_without_runid_start_each_block_with_its_runid_line(files):
+    qrels, runs = files / "qrels", [files / "runs/b.run", files / "runs/a.run"]
+    alone = [_trec_eval("-q", "-m", "map", qrels, run)[1] for run in runs]
+    status, out, _ = _trec_eval("-q", "-m", "map", qrels, *runs)
+    assert status == 0
+    assert out == (
+        f"runid                 \tall\ttag1\n{alone[0]}runid                 \tall\ttag2\n{alone[1]}"
+    )
+    no_summary = _trec_eval("-n", "-q", "-m", "map", qrels, *runs)[1]
+    assert [line for line in no_summary.splitlines() if line.startswith("runid")] == [
+        "runid                 \tall\ttag1",
+        "runid                 \tall\ttag2",
+    ]
+
+
+def test_several_runs_asking_for_runid_print_it_once_where_trec_eval_does(files):
+    qrels, runs = files / "qrels", [files / "runs/b.run", files / "runs/a.run"]
+    for measures in (["-m", "map", "-m", "runid"], []):  # no -m: the official set has runid
+        alone = [_trec_eval(*measures, qrels, run)[1] for run in runs]
+        assert _trec_eval(*measures, qrels, *runs)[1] == alone[0] + alone[1]
+
+
+def test_help_says_how_blocks_of_several_runs_are_told_apart():
+    _, out, _ = _trec_eval("--help")
+    assert "runid" in out.split("Measures, in output order")[0]
+
+
 def test_tsv_and_json_hold_the_same_rows_at_full_precision(files):
     arguments = ("-q", "-m", "map", "-m", "runid", files / "qrels", files / "runs")
     _, tsv, _ = _trec_eval("--format", "tsv", *arguments)
@@ -176,3 +203,28 @@ def test_a_file_with_many_problems_reports_the_first_and_counts_the_rest(files):
     assert err.endswith(
         ":1: expected 6 columns (topic Q0 docno rank score tag), found 3 (and 2 more problems)\n"
     )
+
+
+# Eight topics' set_P = k / n (k relevant of n retrieved): exactly 1.31 in all,
+# 1.3099999999999998 as C adds the doubles left to right, 1.31 when added pairwise.
+HALF_WAY_SET_P = [(3, 25), (3, 25), (1, 10), (0, 10), (16, 50), (2, 10), (12, 50), (21, 100)]
+
+
+def test_the_mean_over_topics_is_a_left_to_right_sum_of_doubles_as_in_c(tmp_path):
+    qrels, run = [], []
+    for topic, (relevant, retrieved) in enumerate(HALF_WAY_SET_P, start=1):
+        qrels += [f"{topic} 0 d{i} {int(i < relevant)}\n" for i in range(retrieved)]
+        run += [f"{topic} Q0 d{i} {i + 1} {1000 - i} tag\n" for i in range(retrieved)]
+    (tmp_path / "qrels").write_text("".join(qrels))
+    (tmp_path / "run").write_text("".join(run))
+    status, out, err = _trec_eval("-m", "set_P", tmp_path / "qrels", tmp_path / "run")
+    assert status == 0, err
+    values = [relevant / retrieved for relevant, retrieved in HALF_WAY_SET_P]
+    c_sum = 0.0
+    for value in values:  # trec_eval's loop, in its topic order
+        c_sum += value
+    pairwise = ((values[0] + values[1]) + (values[2] + values[3])) + (
+        (values[4] + values[5]) + (values[6] + values[7])
+    )
+    assert f"{c_sum / 8:6.4f}" != f"{pairwise / 8:6.4f}"  # the case tells the two apart
+    assert out == f"set_P                 \tall\t{c_sum / 8:6.4f}\n"

@@ -4,14 +4,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from judging import services
 from judging.judgment_files import read_judgments_tsv
 from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.services import PoolBuildError
 from pooling.trec_io import InputError
 
 
 class Command(BaseCommand):
     help = (
         "Import judgments made elsewhere from a TSV file: assessor, topic, docno, rel and "
-        "the schema's aspects (default eff, cred). Every line is checked first; a file "
-        "with any problem stores nothing."
+        "the schema's aspects (default eff, cred). With --make-pool, the judged documents "
+        "also become a pool (every entry judged, stratum 1, probability 1). Every line is "
+        "checked first; a file with any problem stores nothing."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -20,6 +22,9 @@ class Command(BaseCommand):
             "--create-assessors",
             action="store_true",
             help="make accounts (without a password) for assessors not yet known",
+        )
+        parser.add_argument(
+            "--make-pool", metavar="NAME", help="also make a pool of the judged documents"
         )
         parser.add_argument("file")
 
@@ -37,8 +42,24 @@ class Command(BaseCommand):
             known_assessors=known,
         )
         if not log.ok:
-            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
-        result = services.judgments_import(
-            campaign=campaign, rows=rows, create_assessors=options["create_assessors"]
+            raise CommandError(
+                f"rejected, nothing stored:\n{InputError.from_log(log)}", returncode=2
+            )
+        make_pool = (
+            None
+            if options["make_pool"] is None
+            else services.PoolOfImport(
+                options["make_pool"],
+                source=f"judgments file {path.name}, imported by import_judgments",
+            )
         )
+        try:
+            result = services.judgments_import(
+                campaign=campaign,
+                rows=rows,
+                create_assessors=options["create_assessors"],
+                make_pool=make_pool,
+            )
+        except (services.JudgmentError, PoolBuildError) as error:
+            raise CommandError(f"rejected, nothing stored: {error}", returncode=2) from None
         self.stdout.write(f"{path}: judgments {result}")

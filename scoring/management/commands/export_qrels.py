@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pooling.models import Pool
 from scoring import services
-from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
+from scoring.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
 from workbench.streams import quiet_on_closed_stdout
 
 
@@ -21,8 +21,11 @@ class Command(BaseCommand):
         output.add_argument("--bundle", type=Path, help="write a zip bundle here")
         parser.add_argument(
             "--formats",
-            default="qrels,aspects,correctness,stratified,infap",
-            help="formats in the bundle, comma-separated (default: %(default)s)",
+            help=(
+                "formats in the bundle, comma-separated (default: those of "
+                f"{','.join(DEFAULT_BUNDLE)} that the pool can produce; a DL campaign "
+                "without aspects or accepted answers gives qrels,stratified,infap)"
+            ),
         )
         parser.add_argument("--out", type=Path, help="with --format: write here (default: stdout)")
         parser.add_argument(
@@ -37,7 +40,8 @@ class Command(BaseCommand):
             raise CommandError(f"no pool with id {options['pool']}") from None
         try:
             if options["bundle"]:
-                formats = [f.strip() for f in options["formats"].split(",") if f.strip()]
+                chosen = options["formats"]
+                formats = None if chosen is None else [f.strip() for f in chosen.split(",")]
                 data = services.qrels_bundle(
                     pool=pool, formats=formats, two_aspect=options["aspect"]
                 )
@@ -48,7 +52,7 @@ class Command(BaseCommand):
                 pool=pool, fmt=options["format"], two_aspect=options["aspect"]
             )
         except ExportError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(str(error), returncode=2) from None
         qrels, *extra = files
         if options["out"] is None:
             self.stdout.write(qrels.text, ending="")

@@ -3,6 +3,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from judging import services
 from judging.judgment_files import judgments_from_qrels
 from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.services import PoolBuildError
 from pooling.trec_io import InputError
 from scoring.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
 
@@ -13,8 +14,9 @@ class Command(BaseCommand):
     help = (
         "Import a qrels file made elsewhere as one assessor's judgments: trec_eval qrels "
         "(topic 0 docno rel) or Decision-track aspect qrels (topic 0 docno rel eff cred). "
-        "Lines with rel < 0 (pooled, not judged) are skipped. A file with any problem "
-        "stores nothing."
+        "Lines with rel < 0 (pooled, not judged) are skipped. With --make-pool, the "
+        "judged documents also become a pool (every entry judged, stratum 1, probability 1) "
+        "that can be adjudicated, exported and scored. A file with any problem stores nothing."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -23,6 +25,9 @@ class Command(BaseCommand):
             "--assessor", required=True, help="whose judgments these become, e.g. nist"
         )
         parser.add_argument("--format", choices=list(LAYOUTS), default="qrels")
+        parser.add_argument(
+            "--make-pool", metavar="NAME", help="also make a pool of the judged documents"
+        )
         parser.add_argument("file")
 
     def handle(self, *args: object, **options: object) -> None:
@@ -33,7 +38,7 @@ class Command(BaseCommand):
         try:
             frame = read_qrels(data, name=str(path), layout=layout, with_lines=True)
         except InputError as error:
-            raise CommandError(f"rejected, nothing stored:\n{error}") from None
+            raise CommandError(f"rejected, nothing stored:\n{error}", returncode=2) from None
         aspects = campaign.schema.aspect_ids
         columns = {}
         if options["format"] == "aspects":
@@ -48,6 +53,21 @@ class Command(BaseCommand):
             aspect_columns=columns,
         )
         if not log.ok:
-            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
-        result = services.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
+            raise CommandError(
+                f"rejected, nothing stored:\n{InputError.from_log(log)}", returncode=2
+            )
+        make_pool = (
+            None
+            if options["make_pool"] is None
+            else services.PoolOfImport(
+                options["make_pool"],
+                source=f"qrels file {path.name}, imported by import_qrels as {options['assessor']}",
+            )
+        )
+        try:
+            result = services.judgments_import(
+                campaign=campaign, rows=rows, create_assessors=True, make_pool=make_pool
+            )
+        except PoolBuildError as error:
+            raise CommandError(f"rejected, nothing stored: {error}", returncode=2) from None
         self.stdout.write(f"{path}: judgments {result}; {skipped} unjudged lines skipped")
