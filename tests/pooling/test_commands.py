@@ -283,7 +283,7 @@ def test_import_runs_exit_status_and_stderr(tmp_path: Path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stdout == ""
     assert f"{bad}:1: score 'x' is not a number" in done.stderr
     assert f"{bad}:1: topic '1' is not a topic of this campaign" in done.stderr

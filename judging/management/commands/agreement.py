@@ -15,15 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from workbench.commands import WorkbenchCommand
 from workbench.streams import quiet_on_closed_stdout
 
-USAGE_ERROR = 2
 
-
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Inter-assessor agreement of a LABELS.tsv file (header: assessor topic docno rel eff "
         "cred) or of a pool's stored judgments (--pool): one line per aspect, scope (topic or "
@@ -57,10 +56,7 @@ class Command(BaseCommand):
 
     @quiet_on_closed_stdout
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            lines = self._lines(options)
-        except CommandError as error:
-            raise CommandError(str(error), returncode=USAGE_ERROR) from None
+        lines = self._lines(options)
         from judging.agreement_table import format_json, format_text
 
         write = format_json if options["format"] == "json" else format_text

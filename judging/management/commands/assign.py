@@ -1,11 +1,12 @@
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from judging import services
 from pooling.models import Pool
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Make assessors the primary assessors of topics of a pool. With several "
         "assessors the topics are dealt out in turn."

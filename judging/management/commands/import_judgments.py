@@ -1,14 +1,15 @@
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from judging import services
 from judging.judgment_files import read_judgments_tsv
 from pooling.management.commands._common import campaign_or_error, existing_file
 from pooling.services import PoolBuildError
 from pooling.trec_io import InputError
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Import judgments made elsewhere from a TSV file: assessor, topic, docno, rel and "
         "the schema's aspects (default eff, cred). With --make-pool, the judged documents "
@@ -42,9 +43,7 @@ class Command(BaseCommand):
             known_assessors=known,
         )
         if not log.ok:
-            raise CommandError(
-                f"rejected, nothing stored:\n{InputError.from_log(log)}", returncode=2
-            )
+            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
         make_pool = (
             None
             if options["make_pool"] is None
@@ -61,5 +60,5 @@ class Command(BaseCommand):
                 make_pool=make_pool,
             )
         except (services.JudgmentError, PoolBuildError) as error:
-            raise CommandError(f"rejected, nothing stored: {error}", returncode=2) from None
+            raise CommandError(f"rejected, nothing stored: {error}") from None
         self.stdout.write(f"{path}: judgments {result}")

@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
 from pooling.management.commands._common import campaign_or_error, spec_or_error
 from pooling.strategies import add_pool_spec_arguments
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Build a pool from every run of a campaign and store it: depth-k "
         "(--depth 20), stratified (--stratum 21-100:0.8 ...) or both."

@@ -3,13 +3,14 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Create a campaign with a preset label schema (--schema-preset, default "
         f"{DEFAULT_PRESET}) or one of your own (--label-schema FILE.json)."

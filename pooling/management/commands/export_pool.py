@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.management.commands._common import pool_or_error
 from pooling.strategies import pool_tsv_lines
+from workbench.commands import WorkbenchCommand
 from workbench.streams import quiet_on_closed_stdout
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Export a pool: the full TSV (--format tsv), or each topic's documents in "
         "presentation order (--format order: topic, order, docno)."

@@ -1,11 +1,12 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.management.commands._common import campaign_or_error, existing_file
 from pooling.trec_io import InputError
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Set the topics' accepted answers from a file as NIST publishes it (topics_efficacy): "
         "`topic answer` per line, answer -1 (not helpful), 0 (inconclusive) or 1 (helpful). "

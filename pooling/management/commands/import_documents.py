@@ -1,14 +1,15 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
 from pooling.management.commands._common import campaign_or_error, existing_file, pool_or_error
 from pooling.trec_io import DOCUMENT_FORMATS, InputError
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Stream documents into a campaign from JSONL, TREC SGML or TSV files, in bounded "
         "memory. A file with any problem is rolled back whole."

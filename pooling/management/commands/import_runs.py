@@ -1,15 +1,16 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
 from pooling.management.commands._common import campaign_or_error, existing_file
 from pooling.trec_io import InputError
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Check run files line by line and store them in a campaign. By default the batch is "
-        "all or nothing: if any file is rejected, none is stored and the exit status is 1."
+        "all or nothing: if any file is rejected, none is stored and the exit status is 2."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -1,11 +1,12 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.management.commands._common import campaign_or_error, existing_file
 from pooling.trec_io import TOPIC_FORMATS, InputError
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = "Add topics to a campaign from TREC SGML, TREC XML, JSONL or TSV files."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -1,16 +1,17 @@
 import sys
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling.management.commands._common import existing_file, spec_or_error
 from pooling.ranking import PoolInputError
 from pooling.strategies import add_pool_spec_arguments, pool_from_run_files, write_pool_tsv
 from pooling.trec_io import InputError
+from workbench.commands import WorkbenchCommand
 from workbench.streams import quiet_on_closed_stdout
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Pool run files without the database and write the pool as TSV "
         "(topic docno best_rank n_runs stratum inclusion_probability sampled order)."

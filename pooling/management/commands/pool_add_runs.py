@@ -1,10 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.management.commands._common import pool_or_error
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = "Add late runs to a depth-k pool: only their new documents are added."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.budget import fit_depth, fit_scale, whatif
 from pooling.management.commands._common import campaign_or_error, spec_or_error
 from pooling.strategies import add_pool_spec_arguments
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Show how many judgments pools of several depths (and a strata spec) would "
         "cost, against what is already judged and what the budget has left."

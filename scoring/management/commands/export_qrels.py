@@ -1,14 +1,15 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pooling.models import Pool
 from scoring import services
 from scoring.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
+from workbench.commands import WorkbenchCommand
 from workbench.streams import quiet_on_closed_stdout
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Export a pool's final labels as qrels in one format (--format, to --out or "
         "standard output), or as a zip bundle with a manifest (--bundle FILE.zip)."
@@ -52,7 +53,7 @@ class Command(BaseCommand):
                 pool=pool, fmt=options["format"], two_aspect=options["aspect"]
             )
         except ExportError as error:
-            raise CommandError(str(error), returncode=2) from None
+            raise CommandError(str(error)) from None
         qrels, *extra = files
         if options["out"] is None:
             self.stdout.write(qrels.text, ending="")

@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from judging import services
 from judging.judgment_files import judgments_from_qrels
@@ -6,11 +6,12 @@ from pooling.management.commands._common import campaign_or_error, existing_file
 from pooling.services import PoolBuildError
 from pooling.trec_io import InputError
 from scoring.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
+from workbench.commands import WorkbenchCommand
 
 LAYOUTS = {"qrels": TREC_QRELS, "aspects": THREE_ASPECT_QRELS}
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = (
         "Import a qrels file made elsewhere as one assessor's judgments: trec_eval qrels "
         "(topic 0 docno rel) or Decision-track aspect qrels (topic 0 docno rel eff cred). "
@@ -38,7 +39,7 @@ class Command(BaseCommand):
         try:
             frame = read_qrels(data, name=str(path), layout=layout, with_lines=True)
         except InputError as error:
-            raise CommandError(f"rejected, nothing stored:\n{error}", returncode=2) from None
+            raise CommandError(f"rejected, nothing stored:\n{error}") from None
         aspects = campaign.schema.aspect_ids
         columns = {}
         if options["format"] == "aspects":
@@ -53,9 +54,7 @@ class Command(BaseCommand):
             aspect_columns=columns,
         )
         if not log.ok:
-            raise CommandError(
-                f"rejected, nothing stored:\n{InputError.from_log(log)}", returncode=2
-            )
+            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
         make_pool = (
             None
             if options["make_pool"] is None
@@ -69,5 +68,5 @@ class Command(BaseCommand):
                 campaign=campaign, rows=rows, create_assessors=True, make_pool=make_pool
             )
         except PoolBuildError as error:
-            raise CommandError(f"rejected, nothing stored: {error}", returncode=2) from None
+            raise CommandError(f"rejected, nothing stored: {error}") from None
         self.stdout.write(f"{path}: judgments {result}; {skipped} unjudged lines skipped")

@@ -11,12 +11,13 @@ import argparse
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from scoring.sample_eval import main
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = "Inferred measures (infAP, infNDCG, ...) of runs, as NIST's sample_eval.pl (see --help)."
 
     def run_from_argv(self, argv: list[str]) -> None:

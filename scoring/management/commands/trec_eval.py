@@ -14,12 +14,13 @@ import argparse
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from scoring.trec_eval import main
+from workbench.commands import WorkbenchCommand
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = "Score runs against qrels exactly as trec_eval 10.0 does (see --help)."
 
     def run_from_argv(self, argv: list[str]) -> None:

@@ -1,9 +1,8 @@
-from django.core.management.base import BaseCommand
-
+from workbench.commands import WorkbenchCommand
 from workbench.demo import demo_load
 
 
-class Command(BaseCommand):
+class Command(WorkbenchCommand):
     help = "Create (or refresh) the demo campaign and the demo users, and print the logins."
 
     def handle(self, *args: object, **options: object) -> None:
