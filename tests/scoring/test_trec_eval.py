@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -10,7 +11,12 @@ import pytest
 
 from scoring.trec_eval import main
 
-CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "trec_eval"
+# The project's shared reference data: beside the checkout, or where WORKBENCH_SHARED_DIR says
+# (a clone elsewhere, as CI's).
+SHARED = Path(
+    os.environ.get("WORKBENCH_SHARED_DIR") or Path(__file__).resolve().parents[2].parent / "shared"
+)
+CONFORMANCE = SHARED / "conformance" / "trec_eval"
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3.0 tag1\n1 Q0 x 2 2.0 tag1\n1 Q0 c 3 1.0 tag1\n2 Q0 d 1 1.5 tag1\n"
 OTHER_RUN = "1 Q0 c 1 3.0 tag2\n2 Q0 a 1 1.0 tag2\n3 Q0 a 1 1.0 tag2\n"
@@ -19,7 +25,10 @@ OTHER_RUN = "1 Q0 c 1 3.0 tag2\n2 Q0 a 1 1.0 tag2\n3 Q0 a 1 1.0 tag2\n"
 def _conformance_cases() -> list:
     cases = CONFORMANCE / "CASES.md"
     if not cases.is_file():
-        reason = f"trec_eval 10.0 conformance files not found in {CONFORMANCE}"
+        reason = (
+            f"trec_eval 10.0 conformance files not found in {CONFORMANCE}: "
+            "set WORKBENCH_SHARED_DIR to the shared directory"
+        )
         return [pytest.param("", "", marks=pytest.mark.skip(reason=reason))]
     rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|$", cases.read_text(), re.MULTILINE)
     assert rows, "no cases in CASES.md"
