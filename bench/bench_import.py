@@ -35,17 +35,17 @@ def baseline(files: list[Path]) -> None:
 def core(files: list[Path], topics: set[str], cache_dir: Path) -> None:
     """What runs_import does before the database: read every file (in parallel
     threads, as the service does), check it, and write its Parquet cache."""
-    from pooling import trec_io
+    from pooling import file_input, problems, run_files
 
     def read_and_cache(indexed: tuple[int, Path]) -> None:
         index, path = indexed
-        run = trec_io.read_run(path)
-        trec_io.validate_run_for_campaign(run, known_topics=topics, used_tags=())
+        run = run_files.read_run(path)
+        run_files.validate_run_for_campaign(run, known_topics=topics, used_tags=())
         if not run.ok:
-            raise SystemExit(str(trec_io.InputError.from_log(run.problems)))
-        trec_io.write_run_cache(run, cache_dir / f"{index}.parquet")
+            raise SystemExit(str(problems.InputError.from_log(run.problems)))
+        run_files.write_run_cache(run, cache_dir / f"{index}.parquet")
 
-    for _ in trec_io.map_in_threads(read_and_cache, enumerate(files)):
+    for _ in file_input.map_in_threads(read_and_cache, enumerate(files)):
         pass
 
 

@@ -49,8 +49,9 @@ sys.path.insert(0, str(ROOT))
 
 from pooling.budget import WhatIf, whatif
 from pooling.ranking import rank_run_caches
-from pooling.strategies import CDS_2014, PoolSpec, pool_from_run_files
-from pooling.trec_io import read_run, write_run_cache
+from pooling.run_files import read_run, write_run_cache
+from pooling.spec import CDS_2014, PoolSpec
+from pooling.strategies import pool_from_run_files
 
 DEPTH = 100
 RUN_COLUMNS = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]

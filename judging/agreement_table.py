@@ -50,7 +50,8 @@ from judging.judgment_files import (
     read_labels_tsv,
 )
 from pooling.label_schema import LabelSchema
-from pooling.trec_io import InputError, topic_sort_key
+from pooling.problems import InputError
+from pooling.topic_ids import topic_sort_key
 
 LINE_COLUMNS = ("aspect", "scope", "statistic", "raters", "value", "reason")
 PAIR_STATISTICS = (

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pooling.label_schema import NOT_ASKED, NOT_JUDGED, LabelError, LabelSchema, Question
-from pooling.trec_io import ProblemLog
+from pooling.problems import ProblemLog
 
 # The LABELS file's header; eff and cred hold the schema's first and second aspects.
 LABELS_HEADER = ("assessor", "topic", "docno", "rel", "eff", "cred")

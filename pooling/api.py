@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from pooling import services
 from pooling.models import Campaign, Run
-from pooling.trec_io import InputError
+from pooling.problems import InputError
 from workbench.roles import IsOrganiser
 
 

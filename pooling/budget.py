@@ -30,8 +30,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooling.ranking import RankedRuns, pooled_documents
-from pooling.strategies import PoolSpec, draw_counts, pool_from_ranked, rate_units_per_row, stratify
-from pooling.trec_io import topic_sort_key
+from pooling.spec import PoolSpec, spec_label
+from pooling.strategies import draw_counts, pool_from_ranked, rate_units_per_row, stratify
+from pooling.topic_ids import topic_sort_key
 
 DEFAULT_DEPTHS = tuple(range(10, 101, 10))
 COUNT_COLUMNS = ("candidates", "pool_size", "judged", "needed")
@@ -192,15 +193,6 @@ def _spec_counts(ranked: RankedRuns, spec: PoolSpec, judged: pd.DataFrame | None
     per_topic.insert(0, "scheme", spec_label(spec))
     per_topic.insert(1, "depth", pd.array([pd.NA] * len(per_topic), dtype="Int64"))
     return per_topic
-
-
-def spec_label(spec: PoolSpec) -> str:
-    """The strata of a spec as one text, the depth stratum written out:
-    "1-20:1.0 21-100:0.8 101-500:0.5"; per-topic depths are noted."""
-    text = " ".join(str(stratum) for stratum in spec.strata_for(""))
-    if spec.topic_depths:
-        text += f" ({len(spec.topic_depths)} topics with their own depth)"
-    return text
 
 
 # --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.forms.boundfield import BoundWidget
 
+from pooling.document_files import DOCUMENT_FORMATS
 from pooling.label_schema import (
     DEFAULT_PRESET,
     SCHEMA_PRESETS,
@@ -16,7 +17,7 @@ from pooling.label_schema import (
     schema_problems,
 )
 from pooling.models import Campaign
-from pooling.trec_io import DOCUMENT_FORMATS, TOPIC_FORMATS
+from pooling.topic_files import TOPIC_FORMATS
 
 CUSTOM_SCHEMA = "custom"
 

@@ -16,7 +16,7 @@ from pooling.label_schema import (
     preset_of,
     schema_problems,
 )
-from pooling.trec_io import ANSWERS, parse_answer
+from pooling.topic_files import ANSWERS, parse_answer
 
 
 def validate_label_schema(value: Any) -> None:

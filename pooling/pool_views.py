@@ -20,7 +20,8 @@ from pooling.budget import (
     whatif,
 )
 from pooling.models import Campaign, Pool
-from pooling.strategies import PRESETS, PoolSpec, PoolSpecError, parse_pool_spec, pool_tsv_lines
+from pooling.spec import PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
+from pooling.strategies import pool_tsv_lines
 from workbench.roles import organiser_required
 
 DEFAULT_PRESET = "depth-20"

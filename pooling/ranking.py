@@ -30,16 +30,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pooling.file_input import map_in_threads
+from pooling.problems import InputError, Problem
+from pooling.run_files import ParsedRun, read_run, read_run_cache
 from pooling.string_keys import sort_words
-from pooling.trec_io import (
-    InputError,
-    ParsedRun,
-    Problem,
-    map_in_threads,
-    read_run,
-    read_run_cache,
-    topic_sort_key,
-)
+from pooling.topic_ids import topic_sort_key
 
 RUN_COLUMNS = ("run_id", "query_id", "doc_id", "score")
 type RunsLike = pd.DataFrame | pa.Table
@@ -128,7 +123,7 @@ def rank_runs(runs: RunsLike, *, max_depth: int | None = None) -> RankedRuns:
 
     `runs` has the columns `run_id, query_id, doc_id, score` (see the module
     docstring); each (run_id, query_id, doc_id) is expected at most once, as
-    `trec_io.read_run` guarantees. Cutting at the deepest rank the caller
+    `run_files.read_run` guarantees. Cutting at the deepest rank the caller
     needs keeps memory proportional to the pool, not to the runs.
     """
     if max_depth is not None and max_depth < 1:
@@ -290,7 +285,7 @@ def rank_run_files(
 ) -> RankedRuns:
     """Read, check and rank run files, one run per file, in parallel threads.
 
-    Each file goes through `trec_io.read_run`. Raises `trec_io.InputError`
+    Each file goes through `run_files.read_run`. Raises `InputError`
     listing the problems of every bad file, plus a problem for a file with
     more than one run tag or with a tag another file also has (either would
     count one system twice). Only ranks <= max_depth are kept, so memory
@@ -330,7 +325,7 @@ def rank_run_files(
 def rank_run_caches(
     paths: Sequence[str | Path], *, max_depth: int | None, progress: Progress | None = None
 ) -> RankedRuns:
-    """Rank the Parquet caches written by `trec_io.write_run_cache`, in parallel threads."""
+    """Rank the Parquet caches written by `run_files.write_run_cache`, in parallel threads."""
     if not paths:
         raise PoolInputError("no runs to pool: no cached runs given")
 

@@ -25,8 +25,8 @@ from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
-from pooling import trec_io
-from pooling.budget import BudgetState, pool_cost, spec_label
+from pooling import document_files, file_input, run_files, topic_files
+from pooling.budget import BudgetState, pool_cost
 from pooling.models import (
     BudgetOverrun,
     Campaign,
@@ -37,17 +37,17 @@ from pooling.models import (
     Run,
     Topic,
 )
+from pooling.problems import InputError, ProblemLog
 from pooling.ranking import RankedRuns, rank_run_caches
+from pooling.run_files import ParsedRun
+from pooling.spec import PoolSpec, PoolSpecError, spec_label
 from pooling.strategies import (
     POOL_COLUMNS,
-    PoolSpec,
-    PoolSpecError,
     add_runs_to_pool,
     pool_from_ranked,
     pool_of_judged,
     sort_pool,
 )
-from pooling.trec_io import InputError, ParsedRun, ProblemLog
 
 # Wraps an iterable to show progress, as tqdm does.
 Progress = Callable[[Iterable[Any]], Iterable[Any]]
@@ -163,7 +163,7 @@ def topics_import(
     """
     with transaction.atomic():
         existing = {t.topic_id: t for t in campaign.topics.select_for_update()}
-        topics, log = trec_io.read_topics(data, name=name, format=format, existing=existing)
+        topics, log = topic_files.read_topics(data, name=name, format=format, existing=existing)
         if not log.ok:
             raise InputError.from_log(log)
         next_position = (campaign.topics.aggregate(p=Max("position"))["p"] or 0) + 1
@@ -207,7 +207,7 @@ def topic_answers_import(*, campaign: Campaign, data: bytes, name: str) -> Answe
     Every line is checked first, topics against the campaign's; a file with
     any problem changes nothing.
     """
-    answers, log = trec_io.read_answers(data, name=name)
+    answers, log = topic_files.read_answers(data, name=name)
     with transaction.atomic():
         topics = {t.topic_id: t for t in campaign.topics.select_for_update()}
         for answer in answers:
@@ -252,12 +252,12 @@ def documents_import(
     """
     head = stream.read(512)
     stream.seek(0)
-    fmt = format or trec_io.detect_document_format(name, head)
+    fmt = format or document_files.detect_document_format(name, head)
     log = ProblemLog(name)
     created = updated = read = 0
     with transaction.atomic():
         batch: list[Document] = []
-        for record in trec_io.iter_documents(stream, log, format=fmt, only=only):
+        for record in document_files.iter_documents(stream, log, format=fmt, only=only):
             read += 1
             batch.append(
                 Document(
@@ -328,11 +328,11 @@ def runs_check(
     known = set(campaign.topics.values_list("topic_id", flat=True))
     used = set(campaign.runs.values_list("tag", flat=True)) - {getattr(replacing, "tag", None)}
     checked = []
-    parsed = trec_io.map_in_threads(lambda u: trec_io.read_run(u.data, name=u.name), uploads)
+    parsed = file_input.map_in_threads(lambda u: run_files.read_run(u.data, name=u.name), uploads)
     # Files are read in parallel; the campaign checks go in order, so that of
     # two files with one tag the second is the one reported.
     for run in progress(parsed):
-        trec_io.validate_run_for_campaign(run, known_topics=known, used_tags=used)
+        run_files.validate_run_for_campaign(run, known_topics=known, used_tags=used)
         if run.table.num_rows:
             used.add(run.tag)
         checked.append(run)
@@ -382,7 +382,7 @@ def _store_runs(
     runs = [_run_row(campaign, upload, parsed, uploaded_by) for upload, parsed in accepted]
     saved: list[str] = []
     try:
-        for paths in trec_io.map_in_threads(_save_run_files, zip(runs, accepted, strict=True)):
+        for paths in file_input.map_in_threads(_save_run_files, zip(runs, accepted, strict=True)):
             saved.extend(paths)
         with transaction.atomic():
             return Run.objects.bulk_create(runs)
@@ -426,7 +426,7 @@ def _save_run_files(item: tuple[Run, tuple[RunUpload, ParsedRun]]) -> list[str]:
 
 def _cache_bytes(parsed: ParsedRun) -> bytes:
     cache = io.BytesIO()
-    trec_io.write_run_cache(parsed, cache)
+    run_files.write_run_cache(parsed, cache)
     return cache.getvalue()
 
 
@@ -636,7 +636,7 @@ def pool_add_runs(
         raise PoolBuildError(f"already in the pool: {', '.join(repeated)}")
     spec = PoolSpec.from_dict(pool.spec)
     existing = pool_entries_frame(pool)
-    late = pa.concat_tables(trec_io.read_run_cache(run.cache_file.path) for run in runs)
+    late = pa.concat_tables(run_files.read_run_cache(run.cache_file.path) for run in runs)
     try:
         new = add_runs_to_pool(existing, late, spec)
     except PoolSpecError as error:

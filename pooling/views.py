@@ -25,7 +25,7 @@ from pooling.forms import (
     TopicUploadForm,
 )
 from pooling.models import Campaign, Run
-from pooling.trec_io import InputError
+from pooling.problems import InputError
 from workbench.roles import organiser_required
 
 

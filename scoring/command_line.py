@@ -15,7 +15,8 @@ from typing import BinaryIO, TextIO
 
 import pyarrow as pa
 
-from pooling.trec_io import InputError, read_run
+from pooling.problems import InputError
+from pooling.run_files import read_run
 from scoring.measures.catalog import MeasureError
 from scoring.measures.params import ParamError
 from workbench.streams import discard_stdout

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pooling.trec_io import topic_sort_key
+from pooling.topic_ids import topic_sort_key
 from scoring.qrels import (
     STRATIFIED_QRELS,
     THREE_ASPECT_QRELS,

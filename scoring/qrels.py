@@ -39,7 +39,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooling.trec_io import InputError, ProblemLog, duplicate_pairs
+from pooling.problems import InputError, ProblemLog
+from pooling.run_files import duplicate_pairs
 
 Source = str | Path | bytes
 

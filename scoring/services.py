@@ -24,8 +24,9 @@ from judging import quality
 from judging.models import Adjudication, JudgmentEvent
 from pooling import services as pooling_services
 from pooling.models import Pool
-from pooling.strategies import PoolSpec
-from pooling.trec_io import read_run_cache, topic_sort_key
+from pooling.run_files import read_run_cache
+from pooling.spec import PoolSpec
+from pooling.topic_ids import topic_sort_key
 from scoring import exports
 from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError

@@ -12,7 +12,7 @@ from judging import services as judging_services
 from judging.overlap import OverlapSpec
 from pooling import services as pooling_services
 from pooling.models import Campaign, Pool
-from pooling.strategies import PoolSpec, parse_strata
+from pooling.spec import PoolSpec, parse_strata
 from workbench import demo_content
 from workbench.roles import ORGANISER_GROUP
 

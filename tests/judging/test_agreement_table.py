@@ -28,7 +28,8 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kap
 from judging import agreement_table
 from judging.agreement_table import agreement_lines, format_json, format_text, read_labels
 from pooling.label_schema import SCHEMA_PRESETS, LabelSchema, default_schema
-from pooling.trec_io import InputError, topic_sort_key
+from pooling.problems import InputError
+from pooling.topic_ids import topic_sort_key
 from tests.judging.generated_labels import HEADER, Row, labels_file, random_rows
 
 DECISION = LabelSchema.default()

@@ -14,7 +14,7 @@ from judging.judgment_files import read_judgments_tsv
 from judging.models import Judgment, JudgmentEvent
 from pooling.label_schema import SCHEMA_PRESETS, LabelSchema
 from pooling.models import Pool
-from pooling.strategies import PoolSpec
+from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_pool
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,8 @@ from pooling.budget import (
     whatif,
 )
 from pooling.ranking import rank_runs
-from pooling.strategies import CDS_2014, PoolSpec, build_pool, parse_strata
+from pooling.spec import CDS_2014, PoolSpec, parse_strata
+from pooling.strategies import build_pool
 from tests.pooling.generated_runs import brute_force_ranks, random_runs, runs_from_text
 
 SPEC = PoolSpec(depth=3, strata=parse_strata("4-15:0.5 16-40:0.2"), seed=4)

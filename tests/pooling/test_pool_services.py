@@ -9,8 +9,9 @@ import pytest
 
 from pooling import services
 from pooling.models import PoolEntry
-from pooling.strategies import PoolSpec, Stratum, build_pool, write_pool_tsv
-from pooling.trec_io import read_run_cache
+from pooling.run_files import read_run_cache
+from pooling.spec import PoolSpec, Stratum
+from pooling.strategies import build_pool, write_pool_tsv
 from tests.helpers import make_campaign, make_run
 
 pytestmark = pytest.mark.django_db

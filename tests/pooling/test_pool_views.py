@@ -14,7 +14,8 @@ from django.urls import reverse
 from judging import services as judging_services
 from pooling import services
 from pooling.models import BudgetOverrun, Pool
-from pooling.strategies import PoolSpec, Stratum, write_pool_tsv
+from pooling.spec import PoolSpec, Stratum
+from pooling.strategies import write_pool_tsv
 from tests.helpers import make_campaign, make_run
 
 pytestmark = pytest.mark.django_db

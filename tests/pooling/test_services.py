@@ -9,10 +9,10 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from pooling import services, trec_io
+from pooling import run_files, services
 from pooling.label_schema import SCHEMA_PRESETS
 from pooling.models import Document, Run, Topic
-from pooling.trec_io import InputError
+from pooling.problems import InputError
 from tests.helpers import make_campaign, run_text
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def test_accepted_run_keeps_original_cache_and_summary():
     assert run.documents_per_topic == {"301": 3, "302": 1}
     assert run.original_name == "bm25.txt"
     assert run.original_file.read() == data
-    cached = trec_io.read_run_cache(run.cache_file.path)
+    cached = run_files.read_run_cache(run.cache_file.path)
     assert cached.column("doc_id").to_pylist() == ["d1", "d2", "d3", "d4"]
     assert len(run.sha256) == 64
 
@@ -104,7 +104,7 @@ def test_run_delete_removes_its_files():
 
 
 def test_a_pooled_run_can_be_neither_deleted_nor_replaced():
-    from pooling.strategies import PoolSpec
+    from pooling.spec import PoolSpec
 
     campaign = make_campaign()
     [run] = services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
@@ -128,7 +128,7 @@ def test_run_replace_swaps_the_file_and_cache_keeping_or_changing_the_tag():
     assert len(stored_files()) == 2
     renamed = services.run_replace(run=new, upload=upload("r2", {"301": ["d1"]}))
     assert list(Run.objects.values_list("tag", flat=True)) == ["r2"]
-    assert trec_io.read_run_cache(renamed.cache_file.path).num_rows == 1
+    assert run_files.read_run_cache(renamed.cache_file.path).num_rows == 1
 
 
 def test_a_rejected_replacement_changes_nothing():

@@ -2,45 +2,36 @@
 
 from __future__ import annotations
 
-import argparse
 import io
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
-from pooling.ranking import PoolInputError, rank_run_caches, rank_run_files, rank_runs
-from pooling.strategies import (
-    CDS_2014,
-    POOL_COLUMNS,
-    PRESETS,
+from pooling.problems import InputError
+from pooling.ranking import PoolInputError, rank_run_caches, rank_run_files
+from pooling.run_files import read_run, write_run_cache
+from pooling.spec import (
     PoolSpec,
     PoolSpecError,
     Stratum,
-    add_pool_spec_arguments,
+    parse_pool_spec,
+    parse_strata,
+)
+from pooling.strategies import (
+    POOL_COLUMNS,
     add_runs_to_pool,
     build_pool,
     draw_counts,
-    parse_pool_spec,
-    parse_strata,
-    parse_stratum,
     pool_from_run_files,
     pool_of_judged,
-    pool_spec_from_options,
     pool_tsv_lines,
     write_pool_tsv,
 )
-from pooling.trec_io import InputError, read_run, write_run_cache
 from tests.pooling.generated_runs import (
     brute_force_depth_pool,
-    brute_force_ranks,
     random_runs,
     runs_from_text,
 )
@@ -56,123 +47,6 @@ def pool_as_dict(pool: pd.DataFrame) -> dict[tuple[str, str], tuple[int, int]]:
 
 def tsv_text(pool: pd.DataFrame) -> str:
     return "".join(pool_tsv_lines(pool))
-
-
-# --------------------------------------------------------------------------
-# Ranking
-
-
-def test_ranks_are_recomputed_from_scores_ignoring_the_rank_column():
-    runs = runs_from_text("1 Q0 a 1 1.0 r\n1 Q0 b 2 3.0 r\n1 Q0 c 3 2.0 r\n")
-    ranked = rank_runs(runs).table.to_pandas()
-    assert ranked["doc_id"].tolist() == ["b", "c", "a"]
-    assert ranked["rank"].tolist() == [1, 2, 3]
-
-
-def test_score_ties_are_broken_by_docno_descending_in_byte_order():
-    # "b" > "B" > "a10" > "a1" in byte order; "é" (0xc3 0xa9) is above every ASCII docno.
-    runs = runs_from_text(
-        "1 Q0 a1 1 5 r\n1 Q0 B 2 5 r\n1 Q0 b 3 5 r\n1 Q0 a10 4 5 r\n1 Q0 é 5 5 r\n1 Q0 z 6 9 r\n"
-    )
-    ranked = rank_runs(runs).table.to_pandas()
-    assert ranked["doc_id"].tolist() == ["z", "é", "b", "a10", "a1", "B"]
-
-
-def test_ranks_match_a_brute_force_sort_in_any_row_order():
-    runs = random_runs(1)
-    ranked = rank_runs(runs).table.to_pandas()
-    got = {
-        (run, topic, doc): rank
-        for run, topic, doc, rank in ranked[["run_id", "query_id", "doc_id", "rank"]].itertuples(
-            index=False
-        )
-    }
-    assert got == brute_force_ranks(runs)
-
-
-def test_ranks_match_a_brute_force_sort_for_rows_written_in_score_order():
-    # Run files come in score order with ties in any docno order: the sort is
-    # skipped and only the ties are reordered.
-    runs = random_runs(20).sort_values(
-        ["run_id", "query_id", "score"], ascending=[True, True, False], kind="stable"
-    )
-    ranked = rank_runs(runs).table.to_pandas()
-    got = {
-        (run, topic, doc): rank
-        for run, topic, doc, rank in ranked[["run_id", "query_id", "doc_id", "rank"]].itertuples(
-            index=False
-        )
-    }
-    assert got == brute_force_ranks(runs)
-
-
-def test_ties_in_a_file_written_in_score_order_are_broken_by_docno():
-    runs = runs_from_text("1 Q0 a 1 5 r\n1 Q0 c 2 5 r\n1 Q0 b 3 4 r\n2 Q0 y 1 1 r\n2 Q0 z 2 1 r\n")
-    assert rank_runs(runs).table.column("doc_id").to_pylist() == ["c", "a", "b", "z", "y"]
-
-
-@st.composite
-def small_runs(draw: st.DrawFn) -> pd.DataFrame:
-    """Up to 4 runs over 2 topics, docnos from a tiny alphabet (with non-ASCII),
-    few distinct scores (with -0.0), rows in any order."""
-    docnos = st.text(alphabet="aAbé0", min_size=1, max_size=3)
-    rows = []
-    for run in range(draw(st.integers(1, 4))):
-        for topic in ("1", "2"):
-            for doc in draw(st.lists(docnos, max_size=8, unique=True)):
-                score = draw(st.sampled_from([-0.0, 0.0, 1.0, 2.5, -3.0]))
-                rows.append((f"r{run}", topic, doc, score))
-    frame = pd.DataFrame(rows, columns=["run_id", "query_id", "doc_id", "score"])
-    return frame.iloc[draw(st.permutations(range(len(frame))))] if len(frame) else frame
-
-
-@settings(max_examples=60, deadline=None)
-@given(runs=small_runs(), depth=st.integers(1, 6))
-def test_depth_pool_equals_brute_force_on_any_small_runs(runs: pd.DataFrame, depth: int):
-    if runs.empty:
-        with pytest.raises(PoolInputError):
-            build_pool(runs, PoolSpec(depth=depth))
-        return
-    pool = build_pool(runs, PoolSpec(depth=depth))
-    topics = set(runs["query_id"])
-    assert pool_as_dict(pool) == brute_force_depth_pool(runs, dict.fromkeys(topics, depth))
-
-
-@settings(max_examples=80, deadline=None)
-@given(runs=small_runs(), depth=st.integers(1, 6))
-def test_ranks_cut_at_a_depth_match_brute_force_for_rows_in_score_order(runs, depth):
-    # The presorted path looks for ties only within the depth and in blocks
-    # running past it.
-    assume(not runs.empty)
-    runs = runs.sort_values(
-        ["run_id", "query_id", "score"], ascending=[True, True, False], kind="stable"
-    )
-    ranked = rank_runs(runs, max_depth=depth).table.to_pandas()
-    got = {
-        (run, topic, doc): rank
-        for run, topic, doc, rank in ranked[["run_id", "query_id", "doc_id", "rank"]].itertuples(
-            index=False
-        )
-    }
-    assert got == {key: rank for key, rank in brute_force_ranks(runs).items() if rank <= depth}
-
-
-def test_rank_runs_keeps_only_ranks_within_max_depth():
-    runs = random_runs(2)
-    ranked = rank_runs(runs, max_depth=5).table.to_pandas()
-    expected = {key: rank for key, rank in brute_force_ranks(runs).items() if rank <= 5}
-    assert len(ranked) == len(expected)
-    assert ranked["rank"].max() == 5
-
-
-def test_a_tie_across_the_depth_cut_is_broken_before_cutting():
-    runs = runs_from_text("1 Q0 a 1 5 r\n1 Q0 b 2 4 r\n1 Q0 c 3 4 r\n1 Q0 d 4 4 r\n")
-    assert rank_runs(runs, max_depth=2).table.column("doc_id").to_pylist() == ["a", "d"]
-
-
-def test_negative_zero_ties_with_zero():
-    runs = runs_from_text("1 Q0 a 1 -0.0 r\n1 Q0 b 2 0.0 r\n")
-    assert rank_runs(runs).table.column("doc_id").to_pylist() == ["b", "a"]
 
 
 # --------------------------------------------------------------------------
@@ -397,82 +271,7 @@ def test_adding_a_run_to_a_sampled_pool_is_refused():
 
 
 # --------------------------------------------------------------------------
-# Spec: parsing, validation, storage
-
-
-@pytest.mark.parametrize(
-    ("arguments", "message"),
-    [
-        ({"strata": ["1-20:1.0", "15-30:0.5"]}, "overlap"),
-        ({"strata": ["21-100:0.8", "1-20:1.0"]}, "out of order"),
-        ({"strata": ["1-20:1.5"]}, "between 0 and 1"),
-        ({"strata": ["1-20:0.1234567"]}, "more than 6 decimals"),
-        ({"depth": "0"}, "at least 1"),
-        ({"depth": "ten"}, "not an integer"),
-        ({"strata": ["30-20:0.5"]}, "after its last"),
-        ({"strata": ["0-20:0.5"]}, "ranks start at 1"),
-        ({"strata": ["1-20"]}, "LO-HI:RATE"),
-        ({"strata": ["a-b:0.5"]}, "LO-HI:RATE"),
-        ({"strata": ["1-20:x"]}, "LO-HI:RATE"),
-        ({"strata": ["-1-20:0.5"]}, "LO-HI:RATE"),
-        ({"depth": "20", "strata": ["10-100:0.5"]}, "overlaps stratum 10-100:0.5"),
-        ({"depth": "20", "strata": ["21-100:0.5"], "topic_depths": ["7:30"]}, "topic '7'"),
-        ({"strata": ["1-20:0.5"], "topic_depths": ["7:30"]}, "give it too"),
-        ({"depth": "20", "topic_depths": ["7"]}, "TOPIC:DEPTH"),
-        ({"depth": "20", "topic_depths": ["7:10", "7:12"]}, "given twice"),
-        ({"depth": "20", "topic_depths": ["7:0"]}, "at least 1"),
-        ({"depth": "20", "seed": "-3"}, "non-negative"),
-        ({"depth": "20", "order": "random"}, "order must be one of"),
-        ({}, "give a depth"),
-    ],
-)
-def test_bad_specs_are_rejected_with_a_message_saying_what_is_wrong(arguments, message):
-    with pytest.raises(PoolSpecError, match=message):
-        parse_pool_spec(**arguments)
-
-
-def test_per_topic_depths_are_keyed_by_string_topic_ids():
-    with pytest.raises(PoolSpecError, match="topic ids are strings, not 301"):
-        PoolSpec(depth=10, topic_depths={301: 20})  # type: ignore[dict-item]
-
-
-def test_pool_spec_error_is_a_value_error():
-    assert issubclass(PoolSpecError, ValueError)
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        Stratum(1, 5, -0.1)
-
-
-def test_spec_parses_the_command_line_syntax():
-    parser = argparse.ArgumentParser()
-    add_pool_spec_arguments(parser)
-    command_line = "--depth 20 --stratum 21-100:0.8 --stratum 101-500:0.5 --topic-depth 301:10"
-    options = parser.parse_args(
-        [*command_line.split(), "--seed", "9", "--order", "docno", "--allow-gaps"]
-    )
-    spec = pool_spec_from_options(vars(options))
-    assert spec == PoolSpec(
-        depth=20,
-        strata=(Stratum(21, 100, 0.8), Stratum(101, 500, 0.5)),
-        topic_depths={"301": 10},
-        seed=9,
-        order="docno",
-        allow_gaps=True,
-    )
-    assert spec.strata_for("301")[0] == Stratum(1, 10, 1.0)
-    assert spec.max_depth == 500
-    assert pool_spec_from_options(vars(parser.parse_args(spec.to_args()))) == spec
-
-
-def test_spec_round_trips_through_its_stored_form():
-    spec = PoolSpec(
-        depth=20,
-        strata=parse_strata("21-100:0.8"),
-        topic_depths={"a:b": 5},
-        seed=3,
-        allow_gaps=True,
-    )
-    assert PoolSpec.from_dict(spec.to_dict()) == spec
-    assert spec.to_dict()["strata"] == ["21-100:0.8"]
+# Pools of judgments made elsewhere
 
 
 def test_a_pool_of_imported_judgments_says_where_it_came_from_and_has_no_depth():
@@ -508,23 +307,6 @@ def test_pool_of_judged_pairs_judges_every_entry_in_docno_order():
     assert set(pool["stratum"]) == {1}
     assert set(pool["inclusion_probability"]) == {1.0}
     assert set(pool["best_rank"]) == set(pool["n_runs"]) == set(pool["batch"]) == {0}
-
-
-def test_presets_offer_depth_k_and_cds_2014():
-    assert PRESETS["depth-100"].spec == PoolSpec(depth=100)
-    assert CDS_2014.strata_for("1") == parse_strata("1-20:1.0 21-100:0.8 101-500:0.5")
-    assert PRESETS["cds-2014"].spec is CDS_2014
-
-
-def test_scaling_multiplies_the_strata_rates_and_caps_them_at_one():
-    scaled = CDS_2014.scaled(1.5)
-    assert scaled.strata_for("1") == parse_strata("1-20:1.0 21-100:1.0 101-500:0.75")
-    assert CDS_2014.scaled(0.1).strata == (Stratum(21, 100, 0.08), Stratum(101, 500, 0.05))
-
-
-def test_parse_stratum_reads_integers_and_decimal_rates():
-    assert parse_stratum(" 21-100:.8 ") == Stratum(21, 100, 0.8)
-    assert str(parse_stratum("1-20:1")) == "1-20:1.0"
 
 
 # --------------------------------------------------------------------------
@@ -648,41 +430,3 @@ def test_tsv_is_the_same_for_a_pool_read_back_from_records_in_any_order():
     records = pool.astype(object).where(pool.notna(), None).to_dict("records")
     read_back = pd.DataFrame.from_records(records).sample(frac=1.0, random_state=1)
     assert tsv_text(read_back) == tsv_text(pool)
-
-
-def test_importing_the_cores_does_not_load_django():
-    code = (
-        "import sys, pooling.strategies, pooling.budget, pooling.ranking;"
-        "sys.exit('django' in sys.modules)"
-    )
-    root = Path(__file__).resolve().parents[2]
-    assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0
-
-
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        (
-            {"depth": 5, "topic_depths": {"103": 3}, "strata": "6-25:0.3"},
-            "depth of topic '103' 3 and stratum 6-25:0.3 leave ranks 4-5 out of the pool",
-        ),
-        ({"depth": 3, "strata": "5-25:0.3"}, "depth 3 and stratum 5-25:0.3 leave rank 4 out"),
-        (
-            {"depth": 5, "strata": "6-20:0.5 30-40:0.1"},
-            "strata 6-20:0.5 and 30-40:0.1 leave ranks 21-29",
-        ),
-        ({"strata": "21-100:0.5"}, "stratum 21-100:0.5, with no depth before it, leave ranks 1-20"),
-    ],
-)
-def test_a_gap_in_the_ranks_is_an_error_unless_asked_for(spec, message):
-    fields = {**spec, "strata": parse_strata(spec["strata"])}
-    with pytest.raises(PoolSpecError, match=re.escape(message)):
-        PoolSpec(**fields)
-    allowed = PoolSpec(**fields, allow_gaps=True)
-    assert PoolSpec.from_dict(allowed.to_dict()) == allowed
-    assert allowed.to_args()[-1] == "--allow-gaps"
-
-
-def test_gapless_specs_store_no_allow_gaps_key():
-    assert "allow_gaps" not in CDS_2014.to_dict()
-    assert "--allow-gaps" not in CDS_2014.to_args()

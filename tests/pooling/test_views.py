@@ -557,7 +557,7 @@ def test_unpooled_runs_are_replaced_or_deleted_from_the_campaign_page(organiser_
 
 def test_a_pooled_run_offers_no_replace_and_refuses_deletion(organiser_client):
     from pooling import services
-    from pooling.strategies import PoolSpec
+    from pooling.spec import PoolSpec
 
     campaign = make_campaign()
     run = services.runs_import(

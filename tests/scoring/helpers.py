@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from pooling.trec_io import read_run
+from pooling.run_files import read_run
 from scoring.evaluation import EvalOptions, Evaluation, evaluate
 from scoring.measures.catalog import TREC
 from scoring.qrels import read_qrels

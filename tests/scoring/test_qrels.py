@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from pooling.trec_io import InputError
+from pooling.problems import InputError
 from scoring.qrels import (
     STRATIFIED_QRELS,
     THREE_ASPECT_QRELS,

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import pkgutil
 
 import pytest
 from django.core.management import CommandError, get_commands, load_command_class
 
-from workbench.commands import BAD_INPUT, WorkbenchCommand
+from pooling.spec import PoolSpec, Stratum
+from workbench.commands import (
+    BAD_INPUT,
+    WorkbenchCommand,
+    add_pool_spec_arguments,
+    pool_spec_from_options,
+)
 
 OUR_APPS = ("pooling", "judging", "scoring", "workbench")
 
@@ -51,3 +58,24 @@ def test_the_apps_have_commands():
         if not module.name.startswith("_")
     }
     assert {name for name, _ in our_commands()} == found
+
+
+def test_spec_parses_the_command_line_syntax():
+    parser = argparse.ArgumentParser()
+    add_pool_spec_arguments(parser)
+    command_line = "--depth 20 --stratum 21-100:0.8 --stratum 101-500:0.5 --topic-depth 301:10"
+    options = parser.parse_args(
+        [*command_line.split(), "--seed", "9", "--order", "docno", "--allow-gaps"]
+    )
+    spec = pool_spec_from_options(vars(options))
+    assert spec == PoolSpec(
+        depth=20,
+        strata=(Stratum(21, 100, 0.8), Stratum(101, 500, 0.5)),
+        topic_depths={"301": 10},
+        seed=9,
+        order="docno",
+        allow_gaps=True,
+    )
+    assert spec.strata_for("301")[0] == Stratum(1, 10, 1.0)
+    assert spec.max_depth == 500
+    assert pool_spec_from_options(vars(parser.parse_args(spec.to_args()))) == spec

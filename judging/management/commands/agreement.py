@@ -76,7 +76,7 @@ def _file_lines(name: str, schema_spec: str) -> Any:
     """The table of a LABELS file; touches no database."""
     from judging.agreement_table import agreement_lines, read_labels
     from pooling.label_schema import LabelSchemaError, load_schema
-    from pooling.trec_io import InputError
+    from pooling.problems import InputError
 
     try:
         schema = load_schema(schema_spec)
@@ -96,7 +96,7 @@ def _file_lines(name: str, schema_spec: str) -> Any:
 def _pool_lines(pool_id: int) -> Any:
     from judging import quality
     from judging.agreement_table import aspect_names
-    from pooling.management.commands._common import pool_or_error
+    from workbench.commands import pool_or_error
 
     pool = pool_or_error(pool_id)
     try:

@@ -3,10 +3,9 @@ from django.core.management.base import CommandError, CommandParser
 
 from judging import services
 from judging.judgment_files import read_judgments_tsv
-from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.problems import InputError
 from pooling.services import PoolBuildError
-from pooling.trec_io import InputError
-from workbench.commands import WorkbenchCommand
+from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
 
 
 class Command(WorkbenchCommand):

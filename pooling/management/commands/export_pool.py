@@ -1,9 +1,8 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from pooling.management.commands._common import pool_or_error
 from pooling.strategies import pool_tsv_lines
-from workbench.commands import WorkbenchCommand
+from workbench.commands import WorkbenchCommand, pool_or_error
 from workbench.streams import quiet_on_closed_stdout
 
 

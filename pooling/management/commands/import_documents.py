@@ -4,9 +4,9 @@ from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
-from pooling.management.commands._common import campaign_or_error, existing_file, pool_or_error
-from pooling.trec_io import DOCUMENT_FORMATS, InputError
-from workbench.commands import WorkbenchCommand
+from pooling.document_files import DOCUMENT_FORMATS
+from pooling.problems import InputError
+from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file, pool_or_error
 
 
 class Command(WorkbenchCommand):

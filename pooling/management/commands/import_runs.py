@@ -2,9 +2,8 @@ from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
-from pooling.management.commands._common import campaign_or_error, existing_file
-from pooling.trec_io import InputError
-from workbench.commands import WorkbenchCommand
+from pooling.problems import InputError
+from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
 
 
 class Command(WorkbenchCommand):

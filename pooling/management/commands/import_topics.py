@@ -1,9 +1,9 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from pooling.management.commands._common import campaign_or_error, existing_file
-from pooling.trec_io import TOPIC_FORMATS, InputError
-from workbench.commands import WorkbenchCommand
+from pooling.problems import InputError
+from pooling.topic_files import TOPIC_FORMATS
+from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
 
 
 class Command(WorkbenchCommand):

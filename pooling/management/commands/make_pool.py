@@ -3,11 +3,15 @@ import sys
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
-from pooling.management.commands._common import existing_file, spec_or_error
+from pooling.problems import InputError
 from pooling.ranking import PoolInputError
-from pooling.strategies import add_pool_spec_arguments, pool_from_run_files, write_pool_tsv
-from pooling.trec_io import InputError
-from workbench.commands import WorkbenchCommand
+from pooling.strategies import pool_from_run_files, write_pool_tsv
+from workbench.commands import (
+    WorkbenchCommand,
+    add_pool_spec_arguments,
+    existing_file,
+    spec_or_error,
+)
 from workbench.streams import quiet_on_closed_stdout
 
 

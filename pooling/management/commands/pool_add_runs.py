@@ -1,8 +1,7 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from pooling.management.commands._common import pool_or_error
-from workbench.commands import WorkbenchCommand
+from workbench.commands import WorkbenchCommand, pool_or_error
 
 
 class Command(WorkbenchCommand):

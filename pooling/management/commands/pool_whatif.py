@@ -2,9 +2,12 @@ from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
 from pooling.budget import fit_depth, fit_scale, whatif
-from pooling.management.commands._common import campaign_or_error, spec_or_error
-from pooling.strategies import add_pool_spec_arguments
-from workbench.commands import WorkbenchCommand
+from workbench.commands import (
+    WorkbenchCommand,
+    add_pool_spec_arguments,
+    campaign_or_error,
+    spec_or_error,
+)
 
 
 class Command(WorkbenchCommand):

@@ -2,11 +2,10 @@ from django.core.management.base import CommandError, CommandParser
 
 from judging import services
 from judging.judgment_files import judgments_from_qrels
-from pooling.management.commands._common import campaign_or_error, existing_file
+from pooling.problems import InputError
 from pooling.services import PoolBuildError
-from pooling.trec_io import InputError
 from scoring.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
-from workbench.commands import WorkbenchCommand
+from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
 
 LAYOUTS = {"qrels": TREC_QRELS, "aspects": THREE_ASPECT_QRELS}
 

@@ -1,6 +1,6 @@
 """runid, num_q and the counts, whose summaries are sums."""
 
-from pooling.trec_io import read_run
+from pooling.run_files import read_run
 from scoring.evaluation import evaluate
 from scoring.measures.catalog import TREC
 from tests.scoring.helpers import make_qrels, values

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pooling.trec_io import read_run
+from pooling.run_files import read_run
 from scoring.evaluation import EvalOptions, evaluate
 from scoring.measures import rankings
 from scoring.measures.catalog import TREC

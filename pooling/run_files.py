@@ -1,0 +1,380 @@
+"""Run files: read and check every line, check against a campaign, cache. Pure core, no Django.
+
+Runs are `topic Q0 docno rank score tag`, whitespace separated. The rank
+column is ignored (ranks are recomputed from scores); `#` comment lines and
+blank lines are skipped; CRLF line endings and a UTF-8 byte-order mark are
+accepted. Every problem is reported with the file, the line and the reason
+(`pooling.problems`), and a whole file is checked before the caller stores
+anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from pooling.file_input import Source, read_source, source_name, strip_bom, utf8_problem
+from pooling.problems import ProblemLog
+from pooling.string_keys import fingerprints
+from pooling.topic_ids import topic_sort_key
+
+RUN_COLUMNS = ("query_id", "q0", "doc_id", "rank", "score", "run_id")
+# A decimal number with an optional exponent: what trec_eval's atof reads,
+# without the forms (hex, inf, nan, trailing junk) no run should contain.
+_SCORE_PATTERN = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+
+
+@dataclass
+class ParsedRun:
+    """A run file read and checked on its own (not against a campaign).
+
+    table columns: query_id (string), doc_id (string), score (float64),
+    run_id (string), line (int32, 1-based line in the file).
+    """
+
+    name: str
+    table: pa.Table
+    problems: ProblemLog
+
+    @property
+    def ok(self) -> bool:
+        return self.problems.ok
+
+    @cached_property
+    def topic_codes(self) -> pa.DictionaryArray:
+        """query_id dictionary-encoded once, shared by every per-topic check."""
+        return dictionary_of_runs(self.table.column("query_id"))
+
+    @property
+    def tags(self) -> list[str]:
+        return sorted(pc.unique(self.table.column("run_id")).to_pylist())
+
+    @property
+    def tag(self) -> str:
+        """The run tag of the first line (a run file for a campaign has exactly one)."""
+        return self.table.column("run_id")[0].as_py() if self.table.num_rows else ""
+
+    def summary(self) -> dict[str, Any]:
+        codes = self.topic_codes
+        counts = np.bincount(codes.indices.to_numpy(), minlength=len(codes.dictionary))
+        per_topic = dict(
+            sorted(
+                zip(codes.dictionary.to_pylist(), counts.tolist(), strict=True),
+                key=lambda item: topic_sort_key(item[0]),
+            )
+        )
+        return {
+            "tag": self.tag,
+            "lines": self.table.num_rows,
+            "topics": len(per_topic),
+            "depth": max(per_topic.values(), default=0),
+            "documents_per_topic": per_topic,
+        }
+
+    def frame_columns(self) -> pa.Table:
+        """The parsed rows as stored in the cache: query_id, doc_id, score."""
+        return self.table.select(["query_id", "doc_id", "score"])
+
+
+def read_run(
+    source: Source, *, name: str | None = None, extra_fields: Literal["error", "ignore"] = "error"
+) -> ParsedRun:
+    """Read a 6-column run file, checking every line.
+
+    File-level rules checked here: UTF-8, not empty, six columns, a decimal
+    score, each docno at most once per topic. Campaign rules (known topics,
+    one unused tag) are in `validate_run_for_campaign`. With
+    `extra_fields="ignore"`, fields after the tag are dropped instead of
+    reported, as trec_eval does when it scores a run.
+    """
+    file = source_name(source, name)
+    data = strip_bom(read_source(source))
+    log = ProblemLog(file)
+    table = _parse_run_fast(data)
+    if table is None:
+        table = _parse_run_general(data, log, ignore_extra_fields=extra_fields == "ignore")
+    run = ParsedRun(file, table, log)
+    if table.num_rows:
+        _check_duplicate_docnos(run)
+    elif log.ok:
+        log.add(0, "empty file: no run lines")
+    return run
+
+
+def _parse_run_fast(data: bytes) -> pa.Table | None:
+    """The common case, a well-formed file with one separator character.
+
+    Returns None whenever anything is unusual, so that the general parser
+    can report it line by line.
+    """
+    # Blank lines need no check here: they fail the column count below.
+    if not data or data[:1] in b"# \t\r\n":
+        return None
+    # One separator character throughout, and no other whitespace, so that
+    # splitting on it means the same as splitting on runs of whitespace.
+    delimiter, other = (b"\t", b" ") if b"\t" in data[: data.find(b"\n")] else (b" ", b"\t")
+    if any(c in data for c in (other, b"\r", b"\v", b"\f")):
+        return None
+    ignored_type = pa.binary() if data.isascii() else pa.string()
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            # One block for the whole file (up to 1 GiB): one chunk per column,
+            # so combining the chunks below copies nothing.
+            read_options=pacsv.ReadOptions(
+                column_names=list(RUN_COLUMNS),
+                use_threads=False,
+                block_size=min(len(data) + 1, 1 << 30),
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter.decode(), quote_char=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                # Q0 and rank are read only to see that they are not empty, as
+                # bytes when the file is ASCII; else as text, so that Arrow
+                # checks them for UTF-8 as it checks the other columns.
+                column_types=dict.fromkeys(("q0", "rank"), ignored_type)
+                | dict.fromkeys(("query_id", "doc_id", "run_id"), pa.string())
+                | {"score": pa.float64()},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_rows == 0 or table.column("score").null_count:
+        return None
+    # A separator at either end of a line, or two in a row, makes an empty
+    # field, which Arrow counts as a column and whitespace splitting does not.
+    textual = [column for column in RUN_COLUMNS if column != "score"]
+    if any(pc.min(pc.binary_length(table.column(column))).as_py() == 0 for column in textual):
+        return None
+    table = table.select(["query_id", "doc_id", "score", "run_id"])
+    if not pc.all(pc.is_finite(table.column("score"))).as_py():
+        return None
+    if pc.any(pc.starts_with(table.column("query_id"), "#")).as_py():
+        return None
+    table = table.combine_chunks()
+    lines = pa.array(np.arange(1, table.num_rows + 1, dtype=np.int32))
+    return table.append_column("line", lines)
+
+
+def _parse_run_general(
+    data: bytes, log: ProblemLog, *, ignore_extra_fields: bool = False
+) -> pa.Table:
+    """Any file: split every line on whitespace and report each bad line."""
+    if utf8_problem(data, log):
+        return _empty_run_table()
+    lines = pa.array(data.decode("utf-8").split("\n"))
+    line_numbers = np.arange(1, len(lines) + 1, dtype=np.int32)
+    # Arrow keeps empty strings for leading and trailing whitespace; trim first.
+    trimmed = pc.ascii_trim_whitespace(lines)
+    fields = pc.ascii_split_whitespace(trimmed)
+    counts = pc.list_value_length(fields).to_numpy(zero_copy_only=False)
+    blank = pc.equal(pc.binary_length(trimmed), 0).to_numpy(zero_copy_only=False)
+    comment = pc.starts_with(trimmed, "#").to_numpy(zero_copy_only=False)
+    content = ~blank & ~comment
+    well_formed = (counts >= 6) if ignore_extra_fields else (counts == 6)
+    bad_count = np.flatnonzero(content & ~well_formed)
+    for row in bad_count[: log.limit]:
+        log.add(
+            int(line_numbers[row]),
+            f"expected 6 columns (topic Q0 docno rank score tag), found {counts[row]}",
+        )
+    log.count_unlisted(max(0, len(bad_count) - log.limit))
+    keep = content & well_formed
+    rows = pc.list_slice(pc.filter(fields, pa.array(keep)), 0, 6)
+    flat = rows.flatten()
+    starts = np.arange(len(rows), dtype=np.int64) * 6
+    column = {name: flat.take(pa.array(starts + i)) for i, name in enumerate(RUN_COLUMNS)}
+    kept_lines = line_numbers[keep]
+    score_ok = pc.match_substring_regex(column["score"], _SCORE_PATTERN).to_numpy(
+        zero_copy_only=False
+    )
+    bad_score = np.flatnonzero(~score_ok)
+    texts = column["score"].take(pa.array(bad_score[: log.limit])).to_pylist()
+    for row, text in zip(bad_score[: log.limit], texts, strict=True):
+        log.add(int(kept_lines[row]), f"score {text!r} is not a number")
+    log.count_unlisted(max(0, len(bad_score) - log.limit))
+    scores = pc.cast(pc.if_else(pa.array(score_ok), column["score"], "0"), pa.float64())
+    overflow = np.flatnonzero(~pc.is_finite(scores).to_numpy(zero_copy_only=False))
+    for row in overflow[: log.limit]:
+        log.add(int(kept_lines[row]), "score is out of the range of a double")
+    log.count_unlisted(max(0, len(overflow) - log.limit))
+    return pa.table(
+        {
+            "query_id": column["query_id"],
+            "doc_id": column["doc_id"],
+            "score": scores,
+            "run_id": column["run_id"],
+            "line": pa.array(kept_lines),
+        }
+    )
+
+
+def _empty_run_table() -> pa.Table:
+    return pa.table(
+        {
+            "query_id": pa.array([], pa.string()),
+            "doc_id": pa.array([], pa.string()),
+            "score": pa.array([], pa.float64()),
+            "run_id": pa.array([], pa.string()),
+            "line": pa.array([], pa.int32()),
+        }
+    )
+
+
+def _dictionary(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    encoded = pc.dictionary_encode(values)
+    return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+
+
+def dictionary_of_runs(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """The codes of `pyarrow.compute.dictionary_encode` (in order of first
+    appearance) for a column whose equal values mostly come in runs, such as
+    a run file's topics: only the first value of each run is hashed, about
+    half the time on a run file."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    runs = pc.run_end_encode(values)
+    lengths = np.diff(runs.run_ends.to_numpy(), prepend=0)
+    encoded = pc.dictionary_encode(runs.values)
+    codes = np.repeat(encoded.indices.to_numpy(), lengths)
+    return pa.DictionaryArray.from_arrays(pa.array(codes), encoded.dictionary)
+
+
+def duplicate_pairs(
+    query_ids: pa.Array | pa.DictionaryArray, doc_ids: pa.Array
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows repeating an earlier (query_id, doc_id) pair, and that earlier row.
+
+    Returns (repeat_rows, first_rows), ordered by repeat row. Encodes both
+    columns as integers and sorts one int64 key, several times faster than
+    hashing the string pairs; dictionary codes come in order of first
+    appearance, so the key is nearly sorted and the stable sort is cheap.
+    """
+    topics = query_ids if isinstance(query_ids, pa.DictionaryArray) else _dictionary(query_ids)
+    docs = _dictionary(doc_ids)
+    key = topics.indices.to_numpy().astype(np.int64) * max(len(docs.dictionary), 1)
+    key += docs.indices.to_numpy()
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    repeated = np.flatnonzero(sorted_key[1:] == sorted_key[:-1]) + 1
+    if not len(repeated):
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    positions = np.arange(len(key))
+    group_start = np.maximum.accumulate(
+        np.where(np.r_[True, sorted_key[1:] != sorted_key[:-1]], positions, 0)
+    )
+    repeat_rows, first_rows = order[repeated], order[group_start[repeated]]
+    by_row = np.argsort(repeat_rows, kind="stable")
+    return repeat_rows[by_row], first_rows[by_row]
+
+
+def surely_no_duplicate_pairs(topic_codes: np.ndarray, doc_ids: pa.Array) -> bool:
+    """True when no (topic, docno) pair can repeat; False means "check exactly".
+
+    Sorts one fingerprint per row (`string_keys.fingerprints`, read from the
+    docnos' bytes with NumPy): about a third of the time of dictionary-
+    encoding the docnos. Distinct fingerprints prove distinct pairs; a
+    repeated one (a true duplicate, or a rare collision) sends the caller to
+    the exact check, as do docnos longer than `string_keys.MAX_BYTES`.
+    """
+    mixed = fingerprints(topic_codes, doc_ids)
+    if mixed is None:
+        return False
+    mixed.sort()
+    return not np.any(mixed[1:] == mixed[:-1])
+
+
+def _check_duplicate_docnos(run: ParsedRun) -> None:
+    table, log = run.table, run.problems
+    doc_ids = table.column("doc_id")
+    doc_ids = doc_ids.combine_chunks() if isinstance(doc_ids, pa.ChunkedArray) else doc_ids
+    if surely_no_duplicate_pairs(run.topic_codes.indices.to_numpy(), doc_ids):
+        return
+    repeat_rows, first_rows = duplicate_pairs(run.topic_codes, doc_ids)
+    if not len(repeat_rows):
+        return
+    lines = table.column("line").to_numpy()
+    listed = slice(0, log.limit)
+    rows = pa.array(repeat_rows[listed])
+    topics = table.column("query_id").take(rows).to_pylist()
+    docs = table.column("doc_id").take(rows).to_pylist()
+    for row, first, topic, doc in zip(
+        repeat_rows[listed], first_rows[listed], topics, docs, strict=True
+    ):
+        log.add(
+            int(lines[row]),
+            f"docno {doc!r} appears twice in topic {topic!r} (first on line {lines[first]})",
+        )
+    log.count_unlisted(len(repeat_rows) - len(rows))
+
+
+def validate_run_for_campaign(
+    run: ParsedRun, *, known_topics: Iterable[str], used_tags: Iterable[str]
+) -> None:
+    """Add the campaign-level problems: one tag per file, not already used,
+    and only topics the campaign has."""
+    if not run.table.num_rows:
+        return
+    log = run.problems
+    tags = run.tags
+    if len(tags) > 1:
+        shown = ", ".join(repr(t) for t in tags[:5]) + (" ..." if len(tags) > 5 else "")
+        first_tag = run.tag
+        other = pc.not_equal(run.table.column("run_id"), first_tag)
+        first_other = int(pc.filter(run.table.column("line"), other)[0].as_py())
+        log.add(
+            first_other,
+            f"more than one run tag in the file ({shown}); a file holds exactly one run",
+        )
+    used = set(used_tags)
+    if run.tag in used:
+        log.add(1, f"run tag {run.tag!r} is already used in this campaign")
+    # Check each distinct topic once, then find the rows of the unknown ones.
+    codes = run.topic_codes
+    known = pa.array(sorted(set(known_topics)), pa.string())
+    unknown_codes = np.flatnonzero(
+        ~pc.is_in(codes.dictionary, value_set=known).to_numpy(zero_copy_only=False)
+    )
+    if len(unknown_codes):
+        bad = run.table.filter(pa.array(np.isin(codes.indices.to_numpy(), unknown_codes)))
+        for line, topic in zip(
+            bad.column("line").to_pylist()[: log.limit],
+            bad.column("query_id").to_pylist()[: log.limit],
+            strict=True,
+        ):
+            log.add(line, f"topic {topic!r} is not a topic of this campaign")
+        log.count_unlisted(max(0, bad.num_rows - log.limit))
+
+
+def write_run_cache(run: ParsedRun, path: str | Path | IO[bytes]) -> None:
+    """Store the parsed rows (query_id, doc_id, score) as Parquet.
+
+    Dictionary-encoding only the topic column: docnos are nearly all distinct
+    within a run, so a dictionary would cost time and save nothing. Left
+    uncompressed: the cache is read far more often than it is written.
+    """
+    table = run.frame_columns().replace_schema_metadata({"run_id": run.tag})
+    pq.write_table(table, path, use_dictionary=["query_id"], compression="none")
+
+
+def read_run_cache(path: str | Path) -> pa.Table:
+    """Read a cache written by `write_run_cache`; adds run_id from its metadata."""
+    table = pq.read_table(path)
+    metadata = table.schema.metadata or {}
+    tag = metadata.get(b"run_id", b"").decode("utf-8")
+    # Repeat the tag with Arrow's take: a Python list of it costs 50 times as much.
+    tags = pa.array([tag], pa.string()).take(np.zeros(table.num_rows, dtype=np.int32))
+    return table.append_column("run_id", tags)

@@ -1,0 +1,43 @@
+"""The pure cores import no Django, so they can be used, tested and benchmarked alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PURE_CORES = [
+    "pooling.problems",
+    "pooling.topic_ids",
+    "pooling.file_input",
+    "pooling.run_files",
+    "pooling.topic_files",
+    "pooling.document_files",
+    "pooling.label_schema",
+    "pooling.string_keys",
+    "pooling.ranking",
+    "pooling.spec",
+    "pooling.strategies",
+    "pooling.budget",
+    "judging.agreement",
+    "judging.agreement_table",
+    "judging.overlap",
+    "judging.labels",
+    "judging.judgment_files",
+    "scoring.qrels",
+    "scoring.exports",
+    "scoring.evaluation",
+    "scoring.trec_eval",
+    "scoring.sample_eval",
+    "scoring.report",
+    "workbench.demo_content",
+]
+
+
+@pytest.mark.parametrize("module", PURE_CORES)
+def test_pure_core_does_not_import_django(module: str):
+    code = f"import sys, {module}; sys.exit('django' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
