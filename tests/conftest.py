@@ -8,6 +8,17 @@ from __future__ import annotations
 
 import pytest
 
+# Hashing a password the production way takes about half a second, and the
+# suite makes hundreds of accounts: tests use a fast hasher (HackSoft's test settings).
+FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("django"):
+        from django.conf import settings
+
+        settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+
 
 @pytest.fixture(autouse=True)
 def _isolated_media(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):

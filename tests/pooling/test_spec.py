@@ -57,9 +57,9 @@ def test_per_topic_depths_are_keyed_by_string_topic_ids():
         PoolSpec(depth=10, topic_depths={301: 20})  # type: ignore[dict-item]
 
 
-def test_pool_spec_error_is_a_value_error():
-    assert issubclass(PoolSpecError, ValueError)
-    with pytest.raises(ValueError, match="between 0 and 1"):
+def test_pool_spec_errors_are_caught_as_value_errors_with_their_reason():
+    """Forms and commands catch ValueError: a spec error must reach them with its message."""
+    with pytest.raises(ValueError, match=r"stratum 1-5:-0.1: the rate must be between 0 and 1"):
         Stratum(1, 5, -0.1)
 
 

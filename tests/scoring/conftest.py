@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from judging import services as judging
+from judging.judgment_files import ImportedJudgment
 from judging.models import Assignment
 from pooling.models import Pool
 from workbench import demo_content
@@ -29,24 +30,31 @@ DOCS = {d.docno: d for d in demo_content.documents()}
 
 @pytest.fixture
 def pool(db) -> Pool:
-    """The demo pool, every queue judged (assessor2 disagreeing now and then)."""
+    """The demo pool, every queue judged (assessor2 disagreeing now and then).
+
+    The judgments are stored in one bulk import, as they would be from a file:
+    the tests here are about what a judged pool exports and scores, not about
+    judging one document at a time (tests/judging covers that).
+    """
     call_command("load_demo", stdout=io.StringIO())
     pool = Pool.objects.get()
-    for assignment in Assignment.objects.select_related("assessor", "topic"):
-        for entry in assignment.queue():
-            relevance, aspects = labels_for(
-                entry.docno, assignment.topic.topic_id, assignment.assessor.username
-            )
-            judging.judgment_submit(
-                assignment=assignment, docno=entry.docno, relevance=relevance, aspects=aspects
-            )
+    rows = [
+        ImportedJudgment(
+            assignment.assessor.username,
+            assignment.topic.topic_id,
+            entry.docno,
+            *labels_for(entry.docno, assignment.topic.topic_id, assignment.assessor.username),
+        )
+        for assignment in Assignment.objects.select_related("assessor", "topic")
+        for entry in assignment.queue()
+    ]
+    judging.judgments_import(campaign=pool.campaign, rows=rows)
     return pool
 
 
 @pytest.fixture
 def graded_pool(db) -> Pool:
     """A TREC DL-like pool: relevance 0-3, no aspects, no accepted answers; judged by NIST."""
-    from judging.judgment_files import ImportedJudgment
     from pooling.label_schema import SCHEMA_PRESETS
     from tests.helpers import make_campaign, make_pool
 
