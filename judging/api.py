@@ -38,23 +38,12 @@ class AssignmentSerializer(serializers.ModelSerializer):
     topic = TopicSerializer(read_only=True)
     campaign = serializers.CharField(source="topic.campaign.slug", read_only=True)
     pool = serializers.CharField(source="pool.name", read_only=True)
-    judged = serializers.SerializerMethodField()
-    total = serializers.SerializerMethodField()
+    judged = serializers.IntegerField(read_only=True, help_text="documents judged so far")
+    total = serializers.IntegerField(read_only=True, help_text="documents in the queue")
 
     class Meta:
         model = Assignment
         fields = ["id", "campaign", "pool", "topic", "judged", "total"]
-
-    def get_judged(self, assignment: Assignment) -> int:
-        return self._progress(assignment)[0]
-
-    def get_total(self, assignment: Assignment) -> int:
-        return self._progress(assignment)[1]
-
-    def _progress(self, assignment: Assignment) -> tuple[int, int]:
-        if not hasattr(assignment, "_progress"):
-            assignment._progress = assignment.progress()
-        return assignment._progress
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -117,6 +106,7 @@ class AssignmentListView(ListAPIView):
     def get_queryset(self) -> Any:
         return (
             Assignment.objects.open()
+            .with_progress()
             .filter(assessor=self.request.user)
             .select_related("topic__campaign", "pool")
         )

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
+from judging.models import PoolPolicy
 from judging.overlap import OverlapPlanError, OverlapSpec
 
 
@@ -48,3 +49,13 @@ class OverlapForm(forms.Form):
         """The ticked assessors, or every assessor when none is ticked."""
         chosen = {a.pk for a in self.cleaned_data["assessors"]}
         return [a for a in self.assessor_accounts if a.pk in chosen] or self.assessor_accounts
+
+
+class PolicyForm(forms.Form):
+    """The final-label policy: steps separated by commas, and what counts as a disagreement."""
+
+    policy = forms.CharField(help_text="e.g. adjudicated, primary, majority, maximum")
+    mode = forms.ChoiceField(choices=PoolPolicy.DISAGREEMENT_MODES, required=False)
+
+    def clean_policy(self) -> list[str]:
+        return [step.strip() for step in self.cleaned_data["policy"].split(",") if step.strip()]

@@ -11,21 +11,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 
-from judging import quality, services
+from judging import selectors, services
 from judging.agreement import confusion_matrix, records, worst_first
-from judging.forms import OverlapForm
+from judging.forms import OverlapForm, PolicyForm
 from judging.highlight import highlight_html, query_terms
-from judging.labels import LabelPolicy
 from judging.models import Assignment, Judgment, JudgmentEvent, PoolPolicy
 from judging.overlap import OverlapPlanError
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry, Topic
-from pooling.services import OverBudget, campaign_budget
+from pooling.selectors import campaign_budget, pool_or_404
+from pooling.services import OverBudget
 from workbench.roles import assessor_accounts, organiser_required
-
-
-def _get_pool(pool_id: int) -> Pool:
-    return get_object_or_404(Pool.objects.select_related("campaign"), pk=pool_id)
 
 
 def _assessor_accounts() -> list[User]:
@@ -35,7 +31,7 @@ def _assessor_accounts() -> list[User]:
 @organiser_required
 def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
     """Progress per topic and assessor, and the form to assign topics."""
-    pool = _get_pool(pool_id)
+    pool = pool_or_404(pool_id)
     if request.method == "POST":
         topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics"))
         assessors = User.objects.filter(pk__in=request.POST.getlist("assessors"), is_active=True)
@@ -51,12 +47,11 @@ def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
 
 def _assignments_context(pool: Pool) -> dict[str, Any]:
     assignments = list(
-        pool.assignments.select_related("topic", "assessor").order_by(
-            "topic__position", "kind", "assessor__username"
-        )
+        pool.assignments.with_progress()
+        .select_related("topic", "assessor")
+        .order_by("topic__position", "kind", "assessor__username")
     )
     for assignment in assignments:
-        assignment.judged, assignment.total = assignment.progress()
         assignment.percent = (
             round(100 * assignment.judged / assignment.total) if assignment.total else 100
         )
@@ -124,7 +119,7 @@ def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpRes
 @organiser_required
 def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
     """Plan overlap judgments: preview their cost against the budget, then assign them."""
-    pool = _get_pool(pool_id)
+    pool = pool_or_404(pool_id)
     topics = pool.campaign.topics.all()
     data = request.POST if request.method == "POST" else request.GET
     form = OverlapForm(
@@ -137,7 +132,7 @@ def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
         "campaign": pool.campaign,
         "topics": topics,
         "form": form,
-        "current": quality.policy_of(pool).overlap_spec,
+        "current": selectors.policy_of(pool).overlap_spec,
         "budget_state": campaign_budget(pool.campaign),
     }
     if not form.is_bound or not form.is_valid():
@@ -173,8 +168,8 @@ def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
 @organiser_required
 def pool_agreement(request: HttpRequest, pool_id: int) -> HttpResponse:
     """Agreement per topic and per assessor pair, worst first; a pair's confusion matrix."""
-    pool = _get_pool(pool_id)
-    report = quality.agreement_report(pool)
+    pool = pool_or_404(pool_id)
+    report = selectors.agreement_report(pool)
     names = [a.name for a in report.aspects]
     aspect_name = request.GET.get("aspect") if request.GET.get("aspect") in names else names[0]
     statistic = request.GET.get("statistic", "cohen_kappa")
@@ -236,22 +231,24 @@ def _confusion(report: Any, aspect: str, a: str, b: str, topic: str | None) -> d
 @organiser_required
 def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
     """The queue of disagreements, and the stored policy that makes final labels."""
-    pool = _get_pool(pool_id)
-    policy = services.pool_policy(pool)
+    pool = pool_or_404(pool_id)
+    policy = selectors.policy_of(pool)
     if request.method == "POST":
+        form = PolicyForm(request.POST)
         try:
-            steps = [s.strip() for s in request.POST.get("policy", "").split(",") if s.strip()]
-            policy.label_policy = LabelPolicy.from_dict({"steps": steps}).to_dict()
+            if not form.is_valid():
+                raise ValueError(form.errors.as_text())
+            services.policy_update(
+                pool=pool,
+                steps=form.cleaned_data["policy"],
+                disagreement_mode=form.cleaned_data["mode"] or policy.disagreement_mode,
+            )
         except ValueError as error:
             messages.error(request, f"Policy not changed: {error}")
         else:
-            mode = request.POST.get("mode")
-            if mode in dict(PoolPolicy.DISAGREEMENT_MODES):
-                policy.disagreement_mode = mode
-            policy.save()
             messages.success(request, "Policy saved.")
         return redirect("judging:pool_adjudication", pool.pk)
-    queue = quality.disagreements(pool)
+    queue = selectors.disagreements(pool)
     topics = dict(pool.campaign.topics.values_list("topic_id", "pk"))
     items = (
         [{**row, "topic_pk": topics[row["query_id"]]} for row in _rows(queue)] if len(queue) else []
@@ -274,7 +271,7 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
             "policy_text": ", ".join(policy.label_policy["steps"]),
             "modes": PoolPolicy.DISAGREEMENT_MODES,
             "items": items,
-            "adjudicated": quality.adjudicated_count(pool),
+            "adjudicated": selectors.adjudicated_count(pool),
         },
     )
 
@@ -282,7 +279,7 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
 @organiser_required
 def adjudicate(request: HttpRequest, pool_id: int, topic_id: int, docno: str) -> HttpResponse:
     """One item: the topic, the document and every assessor's label; record the final one."""
-    pool = _get_pool(pool_id)
+    pool = pool_or_404(pool_id)
     topic = get_object_or_404(Topic, pk=topic_id, campaign=pool.campaign)
     schema = pool.campaign.schema
     error = ""

@@ -16,8 +16,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from judging import frames
+from judging import selectors
 from judging.judgment_files import ImportedJudgment
+from judging.labels import LabelPolicy
 from judging.models import (
     Adjudication,
     Assignment,
@@ -30,6 +31,7 @@ from judging.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from pooling import services as pooling_services
 from pooling.label_schema import LabelSchema
 from pooling.models import Campaign, Pool, PoolEntry, Topic
+from pooling.selectors import pool_entries_frame
 from pooling.services import budget_check
 
 # One visit longer than this is a forgotten tab, not work.
@@ -260,15 +262,29 @@ def _log(
 # Overlap, policy and adjudication
 
 
-def pool_policy(pool: Pool) -> PoolPolicy:
-    return PoolPolicy.objects.get_or_create(pool=pool)[0]
+def policy_update(*, pool: Pool, steps: Sequence[str], disagreement_mode: str) -> PoolPolicy:
+    """Set how the pool's judgments become final labels.
+
+    Raises ValueError (with the reason) for steps that make no policy or an
+    unknown disagreement mode, and stores nothing then.
+    """
+    label_policy = LabelPolicy.from_dict({"steps": list(steps)}).to_dict()
+    if disagreement_mode not in dict(PoolPolicy.DISAGREEMENT_MODES):
+        modes = ", ".join(dict(PoolPolicy.DISAGREEMENT_MODES))
+        raise ValueError(f"disagreement mode must be one of {modes}, not {disagreement_mode!r}")
+    policy, _ = PoolPolicy.objects.update_or_create(
+        pool=pool,
+        defaults={"label_policy": label_policy, "disagreement_mode": disagreement_mode},
+    )
+    return policy
 
 
 def overlap_plan(*, pool: Pool, spec: OverlapSpec, assessors: Iterable[User]) -> OverlapPlan:
     """The overlap the spec asks for, planned but not assigned (a preview of its cost)."""
+    entries = pool_entries_frame(pool)
     return plan_overlap(
-        frames.pool_entries_frame(pool),
-        primaries=frames.primary_assessors(pool),
+        entries.loc[entries["sampled"], ["query_id", "doc_id", "order"]],
+        primaries=selectors.primary_assessors(pool),
         assessors=[a.username for a in assessors],
         spec=spec,
     )
@@ -325,9 +341,7 @@ def overlap_assign(
                 OverlapItem(assignment=assignment, entry=entry, position=start + i + 1)
                 for i, entry in enumerate(new)
             )
-        policy = pool_policy(pool)
-        policy.overlap_spec = spec.to_dict()
-        policy.save(update_fields=["overlap_spec"])
+        PoolPolicy.objects.update_or_create(pool=pool, defaults={"overlap_spec": spec.to_dict()})
     return plan
 
 

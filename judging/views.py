@@ -39,13 +39,12 @@ def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> Assign
 
 @login_required
 def assessor_home(request: HttpRequest) -> HttpResponse:
-    assignments = list(
+    assignments = (
         request.user.assignments.open()
+        .with_progress()
         .select_related("topic__campaign", "pool")
         .order_by("pool__campaign__name", "pool__created_at", "topic__position")
     )
-    for assignment in assignments:
-        assignment.judged, assignment.total = assignment.progress()
     return render(request, "judging/assessor_home.html", {"assignments": assignments})
 
 

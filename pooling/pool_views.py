@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from pooling import services
+from pooling import selectors, services
 from pooling.budget import (
     DEFAULT_DEPTHS,
     fit_depth,
@@ -21,7 +22,7 @@ from pooling.budget import (
 )
 from pooling.models import Campaign, Pool
 from pooling.spec import PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
-from pooling.strategies import pool_tsv_lines
+from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.roles import organiser_required
 
 DEFAULT_PRESET = "depth-20"
@@ -134,13 +135,13 @@ def _whatif_context(campaign: Campaign, form: SpecForm) -> dict[str, Any]:
         return {"whatif_error": form.error}
     specs = [form.spec]
     deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)  # ranked once, for the chart and spec
-    ranked = services.ranked_runs_cached(campaign, max_depth=deepest)
-    judged = services.judged_pairs(campaign)
+    ranked = selectors.ranked_runs_cached(campaign, max_depth=deepest)
+    judged = selectors.judged_pairs(campaign)
     depths = chart_depths(ranked.deepest_rank)
     table = whatif(ranked, depths=depths, specs=specs, judged=judged).totals
     depth_rows = table[table["depth"].notna()]
     chosen = table[table["depth"].isna()].iloc[0]
-    state = services.campaign_budget(campaign)
+    state = selectors.campaign_budget(campaign)
     # Costs are new judgments: they compare with what the budget has left.
     budget = None if state.remaining is None else max(state.remaining, 0)
     context: dict[str, Any] = {
@@ -216,7 +217,7 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
     runs = list(pool.runs.all())
     contributions, overlap = [], None
     if runs:
-        ranked = services.ranked_runs_cached(pool.campaign, max_depth=spec.max_depth, runs=runs)
+        ranked = selectors.ranked_runs_cached(pool.campaign, max_depth=spec.max_depth, runs=runs)
         contributions = run_contributions(ranked, depth=spec.max_depth).to_dict(orient="records")
         jaccard = run_overlap(ranked, depth=spec.max_depth).jaccard
         overlap = {
@@ -234,11 +235,13 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "campaign": pool.campaign,
             "pool": pool,
             "spec": spec,
-            "topics": services.pool_topic_stats(pool),
+            "topics": selectors.pool_topic_stats(pool),
             "contributions": contributions,
             "overlap": overlap,
             "late_runs": late if spec.accepts_late_runs else [],
-            "additions": pool.additions.prefetch_related("runs"),
+            "additions": pool.additions.prefetch_related("runs").annotate(
+                n_entries=Count("entries")
+            ),
             "command": ""
             if spec.source
             else " ".join(
@@ -254,11 +257,11 @@ def pool_export(request: HttpRequest, slug: str, pool_id: int, kind: str) -> Htt
     pool = _pool(slug, pool_id)
     if kind not in ("tsv", "order"):
         raise Http404(f"no export {kind!r}: use tsv or order")
-    entries = services.pool_entries_frame(pool)
+    entries = selectors.pool_entries_frame(pool)
     topic = request.GET.get("topic")
     if topic:
         entries = entries[entries["query_id"] == topic]
-    lines = pool_tsv_lines(entries) if kind == "tsv" else services.order_lines(entries)
+    lines = pool_tsv_lines(entries) if kind == "tsv" else order_tsv_lines(entries)
     suffix = f"-topic-{topic}" if topic else ""
     name = (
         f"{pool.campaign.slug}-pool-{pool.pk}{suffix}-{'entries' if kind == 'tsv' else 'order'}.tsv"

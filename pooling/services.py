@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -21,12 +19,13 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from pooling import document_files, file_input, run_files, topic_files
-from pooling.budget import BudgetState, pool_cost
+from pooling.budget import pool_cost
+from pooling.errors import OverBudget, PoolBuildError, RunInUse
 from pooling.models import (
     BudgetOverrun,
     Campaign,
@@ -38,19 +37,23 @@ from pooling.models import (
     Topic,
 )
 from pooling.problems import InputError, ProblemLog
-from pooling.ranking import RankedRuns, rank_run_caches
 from pooling.run_files import ParsedRun
+from pooling.selectors import (
+    campaign_budget,
+    campaign_schema_lock,
+    judged_pairs,
+    pool_entries_frame,
+    ranked_runs,
+)
 from pooling.spec import PoolSpec, PoolSpecError, spec_label
 from pooling.strategies import (
-    POOL_COLUMNS,
     add_runs_to_pool,
     pool_from_ranked,
     pool_of_judged,
-    sort_pool,
 )
 
 # Wraps an iterable to show progress, as tqdm does.
-Progress = Callable[[Iterable[Any]], Iterable[Any]]
+ProgressBar = Callable[[Iterable[Any]], Iterable[Any]]
 
 
 def _no_progress[T](items: Iterable[T]) -> Iterable[T]:
@@ -117,21 +120,6 @@ def campaign_update(
         campaign.full_clean()
         campaign.save()
     return campaign
-
-
-def campaign_schema_lock(campaign: Campaign) -> str:
-    """Why the campaign's label schema can no longer change; empty while it can.
-
-    Judgments are counted through the topics' reverse `judgments` relation so
-    that pooling does not import the judging app, which depends on it.
-    """
-    n = campaign.topics.aggregate(n=Count("judgments"))["n"]
-    if not n:
-        return ""
-    return (
-        f"{campaign.name} already has {n:,} judgment{'' if n == 1 else 's'}: its label schema "
-        "can no longer change, since the values already stored might not fit a new one."
-    )
 
 
 # --------------------------------------------------------------------------
@@ -317,7 +305,7 @@ def runs_check(
     *,
     campaign: Campaign,
     uploads: Sequence[RunUpload],
-    progress: Progress = _no_progress,
+    progress: ProgressBar = _no_progress,
     replacing: Run | None = None,
 ) -> list[ParsedRun]:
     """Parse and validate every file against the campaign; store nothing.
@@ -345,7 +333,7 @@ def runs_import(
     uploads: Sequence[RunUpload],
     uploaded_by: Any = None,
     keep_valid: bool = False,
-    progress: Progress = _no_progress,
+    progress: ProgressBar = _no_progress,
 ) -> list[Run]:
     """Check every file, then store the runs in one transaction.
 
@@ -430,10 +418,6 @@ def _cache_bytes(parsed: ParsedRun) -> bytes:
     return cache.getvalue()
 
 
-class RunInUse(ValueError):
-    """A run that a pool was built from: it can no longer be deleted or replaced."""
-
-
 def _check_not_pooled(run: Run) -> None:
     pools = sorted(run.pools.values_list("pk", flat=True))
     if pools:
@@ -478,32 +462,6 @@ def run_replace(*, run: Run, upload: RunUpload, uploaded_by: Any = None) -> Run:
 # Budget
 
 
-def campaign_budget(campaign: Campaign) -> BudgetState:
-    """The campaign's budget against the judgments stored now (never a counter).
-
-    Read through the topics' reverse relations so that pooling does not
-    import the judging app, which depends on it.
-    """
-    topics = Topic.objects.filter(campaign=campaign)
-    return BudgetState(
-        budget=campaign.judgment_budget,
-        judgments=topics.aggregate(n=Count("judgments"))["n"],
-        adjudications=topics.aggregate(n=Count("adjudications"))["n"],
-        counts_adjudications=campaign.budget_counts_adjudications,
-    )
-
-
-class OverBudget(ValueError):
-    """Work that costs more judgments than the budget has left, not confirmed; nothing stored."""
-
-    def __init__(self, state: BudgetState, cost: int, action: str):
-        self.state, self.cost, self.action = state, cost, action
-        super().__init__(
-            f"{action} asks for {cost:,} new judgments and the {state.describe()}: "
-            f"{state.over_by(cost):,} over. Confirm to go past the budget."
-        )
-
-
 def budget_check(
     *, campaign: Campaign, cost: int, action: str, confirmed: bool, user: Any = None
 ) -> None:
@@ -525,36 +483,6 @@ def budget_check(
 
 # --------------------------------------------------------------------------
 # Pools
-
-
-class PoolBuildError(ValueError):
-    """A pool that cannot be built or extended; nothing was stored."""
-
-
-def ranked_runs(
-    campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None, progress: Any = None
-) -> RankedRuns:
-    """The campaign's runs (or the given ones), ranked from their caches down to max_depth."""
-    runs = list(campaign.runs.all()) if runs is None else list(runs)
-    if not runs:
-        raise PoolBuildError(f"campaign {campaign.slug} has no runs to pool")
-    return rank_run_caches(
-        [run.cache_file.path for run in runs], max_depth=max_depth, progress=progress
-    )
-
-
-def judged_pairs(campaign: Campaign) -> pd.DataFrame:
-    """(query_id, doc_id) already judged by anyone in the campaign.
-
-    Read through the topics' reverse `judgments` relation so that pooling
-    does not import the judging app, which depends on it.
-    """
-    rows = (
-        campaign.topics.filter(judgments__isnull=False)
-        .values_list("topic_id", "judgments__docno")
-        .distinct()
-    )
-    return pd.DataFrame(list(rows), columns=["query_id", "doc_id"])
 
 
 def pool_build(
@@ -674,22 +602,6 @@ def pool_reopen(*, pool: Pool) -> Pool:
     return pool
 
 
-# The model field of each pool frame column; `batch` comes from the addition.
-_ENTRY_FIELDS = {"query_id": "topic__topic_id", "doc_id": "docno", "batch": "addition_id"}
-
-
-def pool_entries_frame(pool: Pool) -> pd.DataFrame:
-    """The pool's entries as the pool frame of `pooling.strategies` (every entry)."""
-    fields = [_ENTRY_FIELDS.get(column, column) for column in POOL_COLUMNS]
-    frame = pd.DataFrame(list(pool.entries.values_list(*fields)), columns=list(POOL_COLUMNS))
-    frame["order"] = frame["order"].astype("Int64")
-    # The pool frame numbers additions as batches: 0 for the build, then 1, 2, ...
-    additions = sorted(a for a in frame["batch"].dropna().unique())
-    batch_of = {addition: number for number, addition in enumerate(additions, start=1)}
-    frame["batch"] = frame["batch"].map(batch_of).fillna(0).astype("int64")
-    return sort_pool(frame)
-
-
 def _store_entries(
     pool: Pool, entries: pd.DataFrame, topics: dict[str, int], *, addition: PoolAddition | None
 ) -> None:
@@ -722,104 +634,3 @@ def _store_entries(
         ),
         batch_size=5000,
     )
-
-
-def order_lines(entries: pd.DataFrame) -> Iterator[str]:
-    """Each topic's documents to judge in presentation order: `topic order docno` lines."""
-    yield "topic\torder\tdocno\n"
-    to_judge = sort_pool(entries[entries["sampled"]])
-    for query_id, order, doc_id in zip(
-        to_judge["query_id"], to_judge["order"], to_judge["doc_id"], strict=True
-    ):
-        yield f"{query_id}\t{order}\t{doc_id}\n"
-
-
-# Ranking the campaign's runs takes about half a second at TREC scale; the
-# pool form asks again at every keystroke, so keep the last few rankings.
-# A stored run never changes, but an id can be reused after a deletion, so
-# a ranking is known by its runs' ids and content hashes.
-_RANKED_CACHE: OrderedDict[tuple[tuple[int, str], ...], RankedRuns] = OrderedDict()
-_RANKED_CACHE_SIZE = 4
-_RANKED_LOCK = threading.Lock()
-
-
-def ranked_runs_cached(
-    campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None
-) -> RankedRuns:
-    """`ranked_runs`, reusing a ranking of the same runs at least as deep."""
-    runs = list(campaign.runs.all()) if runs is None else list(runs)
-    key = tuple(sorted((run.pk, run.sha256) for run in runs))
-    with _RANKED_LOCK:
-        cached = _RANKED_CACHE.get(key)
-        if cached is not None and (cached.depth is None or cached.depth >= max_depth):
-            _RANKED_CACHE.move_to_end(key)
-            return cached
-    ranked = ranked_runs(campaign, max_depth=max_depth, runs=runs)
-    with _RANKED_LOCK:
-        _RANKED_CACHE[key] = ranked
-        while len(_RANKED_CACHE) > _RANKED_CACHE_SIZE:
-            _RANKED_CACHE.popitem(last=False)
-    return ranked
-
-
-@dataclass(frozen=True)
-class StratumStats:
-    number: int  # 1-based, the depth stratum first
-    ranks: str  # "1-20", or "" where the spec does not say (entries stored otherwise)
-    entries: int
-    drawn: int
-    probability: float
-
-
-@dataclass(frozen=True)
-class TopicStats:
-    topic_id: str
-    title: str
-    entries: int
-    to_judge: int
-    judged: int
-    strata: list[StratumStats]
-
-
-def pool_topic_stats(pool: Pool) -> list[TopicStats]:
-    """Per topic: entries, sampled entries, how many are judged, and each stratum's
-    draw with the ranks it covers."""
-    rows = (
-        pool.entries.values("topic_id", "stratum")
-        .annotate(
-            entries=Count("id"),
-            drawn=Count("id", filter=Q(sampled=True)),
-            probability=Max("inclusion_probability"),
-        )
-        .order_by("topic_id", "stratum")
-    )
-    # A judged entry: some judgment of its topic has its docno (the reverse
-    # relation keeps pooling free of a judging import).
-    judged = dict(
-        pool.entries.filter(sampled=True, topic__judgments__docno=F("docno"))
-        .values("topic_id")
-        .annotate(n=Count("id", distinct=True))
-        .values_list("topic_id", "n")
-    )
-    topics = {topic.pk: topic for topic in pool.campaign.topics.all()}
-    spec = PoolSpec.from_dict(pool.spec)
-    by_topic: dict[int, list[StratumStats]] = {}
-    for row in rows:
-        strata = spec.strata_for(topics[row["topic_id"]].topic_id)
-        number = row["stratum"]
-        ranks = f"{strata[number - 1].lo}-{strata[number - 1].hi}" if number <= len(strata) else ""
-        by_topic.setdefault(row["topic_id"], []).append(
-            StratumStats(number, ranks, row["entries"], row["drawn"], row["probability"])
-        )
-    return [
-        TopicStats(
-            topic_id=topic.topic_id,
-            title=topic.title,
-            entries=sum(s.entries for s in by_topic[pk]),
-            to_judge=sum(s.drawn for s in by_topic[pk]),
-            judged=judged.get(pk, 0),
-            strata=by_topic[pk],
-        )
-        for pk, topic in topics.items()
-        if pk in by_topic
-    ]

@@ -79,6 +79,7 @@ __all__ = [
     "add_runs_to_pool",
     "build_pool",
     "draw_counts",
+    "order_tsv_lines",
     "pool_from_ranked",
     "pool_from_run_files",
     "pool_of_judged",
@@ -462,3 +463,13 @@ def write_pool_tsv(pool: pd.DataFrame, out: IO[str] | str | Path) -> int:
             return write_pool_tsv(pool, stream)
     out.writelines(pool_tsv_lines(pool))
     return len(pool)
+
+
+def order_tsv_lines(entries: pd.DataFrame) -> Iterator[str]:
+    """Each topic's documents to judge in presentation order: `topic order docno` lines."""
+    yield "topic\torder\tdocno\n"
+    to_judge = sort_pool(entries[entries["sampled"]])
+    for query_id, order, doc_id in zip(
+        to_judge["query_id"], to_judge["order"], to_judge["doc_id"], strict=True
+    ):
+        yield f"{query_id}\t{order}\t{doc_id}\n"

@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from pooling import services
+from pooling import selectors, services
 from pooling.forms import (
     AnswerUploadForm,
     CampaignEditForm,
@@ -80,7 +80,7 @@ def _campaign_form(
     context = {
         "form": form,
         "campaign": campaign,
-        "schema_lock": services.campaign_schema_lock(campaign) if campaign else "",
+        "schema_lock": selectors.campaign_schema_lock(campaign) if campaign else "",
     }
     status = 400 if form.is_bound else 200
     return render(request, "pooling/campaign_form.html", context, status=status)
@@ -99,7 +99,7 @@ def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
         run.missing_topics = [t for t in topic_ids if t not in run.documents_per_topic]
     return {
         "campaign": campaign,
-        "budget": services.campaign_budget(campaign),
+        "budget": selectors.campaign_budget(campaign),
         "topics": campaign.topics.all(),
         "n_documents": campaign.documents.count(),
         "runs": runs,

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from scoring import services
+from pooling.selectors import pool_or_404
+from scoring import selectors
 from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
-from scoring.views import _pool, file_response, qrels_file
+from workbench.http import attachment
 from workbench.roles import IsOrganiser
 
 
@@ -29,7 +31,7 @@ class QrelsFormatsView(APIView):
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """The qrels formats, and which of them this pool can produce."""
-        choices = services.qrels_format_choices(pool=_pool(pool_id))
+        choices = selectors.qrels_format_choices(pool=pool_or_404(pool_id))
         return Response([asdict(choice) | {"available": choice.available} for choice in choices])
 
 
@@ -45,12 +47,16 @@ class QrelsView(APIView):
         description=f"One qrels file of the pool. Formats: {', '.join(FORMATS)}, inclusion.",
     )
     def get(self, request: Request, pool_id: int, fmt: str) -> Response:
-        pool = _pool(pool_id)
+        pool = pool_or_404(pool_id)
+        if fmt not in selectors.QRELS_FILES:
+            raise Http404(f"no qrels format {fmt!r}")
         try:
-            file = qrels_file(pool, fmt, request.query_params.get("aspect"))
+            file = selectors.qrels_file(
+                pool=pool, fmt=fmt, two_aspect=request.query_params.get("aspect")
+            )
         except ExportError as error:
             return Response({"detail": str(error)}, status=409)
-        return file_response(file.data, file.name, "text/plain; charset=utf-8")
+        return attachment(file.data, file.name, "text/plain; charset=utf-8")
 
 
 class BundleView(APIView):
@@ -72,13 +78,13 @@ class BundleView(APIView):
         description="A zip of the chosen qrels formats with provenance.tsv and manifest.json.",
     )
     def get(self, request: Request, pool_id: int) -> Response:
-        pool = _pool(pool_id)
+        pool = pool_or_404(pool_id)
         formats = request.query_params.getlist("formats") or None  # what the pool can produce
         try:
-            data = services.qrels_bundle(pool=pool, formats=formats)
+            data = selectors.qrels_bundle(pool=pool, formats=formats)
         except ExportError as error:
             return Response({"detail": str(error)}, status=409)
-        return file_response(data, f"pool{pool.pk}-qrels.zip", "application/zip")
+        return attachment(data, f"pool{pool.pk}-qrels.zip", "application/zip")
 
 
 class ScoresView(APIView):
@@ -95,11 +101,11 @@ class ScoresView(APIView):
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """Every run of the campaign scored against the pool's final labels (-c -M 1000)."""
-        pool = _pool(pool_id)
+        pool = pool_or_404(pool_id)
         per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
         measures = request.query_params.getlist("measure") or None
         try:
-            scores = services.pool_scores(pool=pool, measures=measures, per_topic=per_topic)
-        except services.ScoringError as error:
+            scores = selectors.pool_scores(pool=pool, measures=measures, per_topic=per_topic)
+        except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=409)
         return Response(scores.to_dict(orient="records"))

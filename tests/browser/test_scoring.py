@@ -34,7 +34,7 @@ def test_the_bundle_offers_only_what_the_pool_can_produce(page, live_server, gra
     page.fill("#id_password", PASSWORD)
     page.keyboard.press("Enter")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
-    page.goto(base + reverse("pooling:pool_detail", args=["dl", graded_pool.pk]))
+    page.goto(base + reverse("scoring:pool_qrels", args=[graded_pool.pk]))
     boxes = page.locator('input[name="formats"]')
     ticked = {box.get_attribute("value") for box in boxes.all() if box.is_checked()}
     disabled = {box.get_attribute("value") for box in boxes.all() if box.is_disabled()}

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from judging import services
-from judging.models import Adjudication, Assignment, OverlapItem
+from judging.models import Adjudication, Assignment, OverlapItem, PoolPolicy
 from pooling.models import BudgetOverrun
 from tests.helpers import make_campaign, make_documents, make_pool, make_user
 
@@ -165,13 +165,17 @@ def test_adjudication_rejects_labels_outside_the_schema(organiser_client, pool):
 
 def test_policy_and_mode_are_stored(organiser_client, pool):
     url = reverse("judging:pool_adjudication", args=[pool.pk])
+    assert organiser_client.get(url).status_code == 200
+    assert not PoolPolicy.objects.exists(), "reading the page stores no policy"
     organiser_client.post(url, {"policy": "adjudicated, majority, maximum", "mode": "any"})
-    policy = services.pool_policy(pool)
+    policy = PoolPolicy.objects.get(pool=pool)
     assert policy.label_policy == {"steps": ["adjudicated", "majority", "maximum"]}
     assert policy.disagreement_mode == "any"
     response = organiser_client.post(url, {"policy": "primary", "mode": "any"}, follow=True)
     assert "Policy not changed" in response.content.decode()
-    assert services.pool_policy(pool).label_policy == {
+    response = organiser_client.post(url, {"policy": "majority, maximum", "mode": "x"}, follow=True)
+    assert "Policy not changed: * mode" in response.content.decode()
+    assert PoolPolicy.objects.get(pool=pool).label_policy == {
         "steps": ["adjudicated", "majority", "maximum"]
     }
 

@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from pooling import services
+from pooling import selectors, services
 from pooling.models import PoolEntry
 from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec, Stratum
@@ -58,7 +58,7 @@ def test_stored_pool_equals_the_core_pool_byte_for_byte(campaign):
     runs = [read_run_cache(run.cache_file.path).to_pandas() for run in campaign.runs.all()]
     expected, got = io.StringIO(), io.StringIO()
     write_pool_tsv(build_pool(pd.concat(runs), spec), expected)
-    write_pool_tsv(services.pool_entries_frame(pool), got)
+    write_pool_tsv(selectors.pool_entries_frame(pool), got)
     assert got.getvalue() == expected.getvalue()
     assert PoolEntry.objects.filter(pool=pool, sampled=False).exists()
 
@@ -107,18 +107,18 @@ def test_judged_pairs_lists_judged_documents_once(campaign, assessor, assessor2)
     for user in (assessor, assessor2):
         judging.judgment_record(assessor=user, topic=topic, docno="d1", relevance=0, aspects={})
     judging.judgment_record(assessor=assessor, topic=topic, docno="d2", relevance=0, aspects={})
-    pairs = services.judged_pairs(campaign)
+    pairs = selectors.judged_pairs(campaign)
     assert sorted(map(tuple, pairs.to_numpy().tolist())) == [("1", "d1"), ("1", "d2")]
 
 
 def test_cached_ranking_is_not_reused_for_a_new_run_with_an_old_id(campaign):
-    ranked = services.ranked_runs_cached(campaign, max_depth=10)
+    ranked = selectors.ranked_runs_cached(campaign, max_depth=10)
     run = campaign.runs.get(tag="b")
     run_id = run.pk
     services.run_delete(run=run)
     replacement = make_run(campaign, "c", {"1": ["x1"]})
     type(replacement).objects.filter(pk=replacement.pk).update(id=run_id)
-    again = services.ranked_runs_cached(campaign, max_depth=10)
+    again = selectors.ranked_runs_cached(campaign, max_depth=10)
     assert again is not ranked
     assert set(again.table.column("run_id").to_pylist()) == {"a", "c"}
 
@@ -146,22 +146,22 @@ def test_spent_is_derived_from_the_stored_judgments_and_adjudications(
     judge(assessor, "d1")  # a double submit is one judgment
     judge(assessor2, "d1")  # an overlap judgment counts
     judge(assessor, "d2")
-    assert services.campaign_budget(campaign).spent == 3
+    assert selectors.campaign_budget(campaign).spent == 3
     judge(assessor, "d2", relevance=2)  # revising is the same judgment
-    assert services.campaign_budget(campaign).spent == 3
+    assert selectors.campaign_budget(campaign).spent == 3
     judging.adjudication_record(
         topic=topic, docno="d1", relevance=0, aspects={}, reason="", decided_by=assessor
     )
-    state = services.campaign_budget(campaign)
+    state = selectors.campaign_budget(campaign)
     assert (state.judgments, state.adjudications, state.spent, state.remaining) == (3, 1, 4, 6)
     campaign.budget_counts_adjudications = False
     campaign.save()
-    assert services.campaign_budget(campaign).spent == 3
+    assert selectors.campaign_budget(campaign).spent == 3
     other = make_campaign("other", topics=("1",))
     judging.judgment_record(
         assessor=assessor, topic=other.topics.get(), docno="d1", relevance=0, aspects={}
     )
-    assert services.campaign_budget(campaign).spent == 3, "another campaign's judgments"
+    assert selectors.campaign_budget(campaign).spent == 3, "another campaign's judgments"
 
 
 def test_an_undone_judgment_is_no_longer_spent(campaign, assessor):
@@ -171,9 +171,9 @@ def test_an_undone_judgment_is_no_longer_spent(campaign, assessor):
     pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     [assignment] = judging.assignments_create(pool=pool, topics=[topic], assessors=[assessor])
     judging.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
-    assert services.campaign_budget(campaign).spent == 1
+    assert selectors.campaign_budget(campaign).spent == 1
     judging.judgment_undo(assignment=assignment)
-    assert services.campaign_budget(campaign).spent == 0
+    assert selectors.campaign_budget(campaign).spent == 0
 
 
 def test_pool_build_over_the_budget_stores_nothing_unless_confirmed(campaign, organiser):

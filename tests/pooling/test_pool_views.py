@@ -12,7 +12,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from judging import services as judging_services
-from pooling import services
+from pooling import selectors, services
 from pooling.models import BudgetOverrun, Pool
 from pooling.spec import PoolSpec, Stratum
 from pooling.strategies import write_pool_tsv
@@ -203,7 +203,7 @@ def test_exports_are_the_pool_tsv_and_the_order_list(organiser_client, campaign)
         reverse("pooling:pool_export", args=[campaign.slug, pool.pk, "tsv"])
     )
     expected = io.StringIO()
-    write_pool_tsv(services.pool_entries_frame(pool), expected)
+    write_pool_tsv(selectors.pool_entries_frame(pool), expected)
     assert b"".join(response.streaming_content).decode() == expected.getvalue()
     assert (
         response["Content-Disposition"]

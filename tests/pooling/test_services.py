@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from pooling import run_files, services
+from pooling import run_files, selectors, services
 from pooling.label_schema import SCHEMA_PRESETS
 from pooling.models import Document, Run, Topic
 from pooling.problems import InputError
@@ -376,7 +376,7 @@ def test_campaign_update_changes_every_field():
 def test_campaign_update_refuses_a_new_schema_once_judged(assessor):
     campaign = make_campaign()
     judge(campaign, assessor)
-    assert "1 judgment" in services.campaign_schema_lock(campaign)
+    assert "1 judgment" in selectors.campaign_schema_lock(campaign)
     with pytest.raises(ValidationError) as caught:
         edit(campaign, name="Renamed", label_schema=SCHEMA_PRESETS["binary"].schema())
     assert caught.value.message_dict == {
@@ -401,7 +401,7 @@ def test_campaign_update_keeps_the_schema_of_a_judged_campaign_and_changes_the_r
 def test_a_campaign_without_judgments_has_no_schema_lock(assessor):
     judged = make_campaign("judged")
     judge(judged, assessor)
-    assert services.campaign_schema_lock(make_campaign()) == ""
+    assert selectors.campaign_schema_lock(make_campaign()) == ""
 
 
 def test_campaign_update_validates_like_create():

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from judging import services as judging
 from judging.models import Adjudication, Judgment
 from pooling.models import Pool, Run
-from scoring import exports, services
+from scoring import exports, selectors
 from scoring.exports import NOT_SAMPLED, ExportError
 from scoring.qrels import (
     STRATIFIED_QRELS,
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db
 
 
 def export(pool: Pool, fmt: str, **kwargs) -> str:
-    return services.qrels_export(pool=pool, fmt=fmt, **kwargs)[0].text
+    return selectors.qrels_export(pool=pool, fmt=fmt, **kwargs)[0].text
 
 
 def run_files(tmp_path) -> list[str]:
@@ -52,7 +52,7 @@ def test_qrels_round_trip_through_trec_eval(pool, tmp_path):
     text = export(pool, "qrels")
     (tmp_path / "qrels.txt").write_text(text)
     qrels = read_qrels(text.encode(), name="qrels.txt", layout=TREC_QRELS)
-    final = services.pool_state(pool).labels
+    final = selectors.pool_state(pool).labels
     assert len(qrels) == len(final) == pool.entries.filter(sampled=True).count()
     assert export(pool, "relevance") == text
     output = score(
@@ -129,7 +129,7 @@ def test_stratified_and_infap_list_every_pooled_document(pool, tmp_path):
     assert len(frame) == pool.entries.count()
     unsampled = set(pool.entries.filter(sampled=False).values_list("docno", flat=True))
     assert set(frame.loc[frame["relevance"] == NOT_SAMPLED, "doc_id"]) == unsampled
-    inclusion = services.qrels_export(pool=pool, fmt="stratified")[1]
+    inclusion = selectors.qrels_export(pool=pool, fmt="stratified")[1]
     assert inclusion.name == "inclusion.tsv"
     assert len(inclusion.text.splitlines()) == pool.entries.count() + 1
     (tmp_path / "stratified.txt").write_text(stratified)
@@ -155,14 +155,14 @@ def test_sampled_but_unjudged_documents_export_as_not_sampled(pool):
         if line.split()[2] == entry.docno and line.split()[0] == entry.topic.topic_id
     )
     assert line.split()[3] == str(NOT_SAMPLED)
-    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=pool, formats=["qrels"])))
+    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=["qrels"])))
     counts = json.loads(bundle.read("manifest.json"))["counts"]
     assert counts["total"]["unjudged"] == 1
     assert counts["topics"][entry.topic.topic_id]["unjudged"] == 1
 
 
 def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organiser):
-    disputed = services.pool_state(pool).labels
+    disputed = selectors.pool_state(pool).labels
     item = disputed[disputed["n_judgments"] > 1].iloc[0]
     topic = pool.campaign.topics.get(topic_id=item["query_id"])
     new_relevance = 0 if item["relevance"] else 2
@@ -177,7 +177,7 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
     )
     qrels_line = f"{item['query_id']} 0 {item['doc_id']} {new_relevance}"
     assert qrels_line in export(pool, "qrels").splitlines()
-    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=pool, formats=["qrels"])))
+    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=["qrels"])))
     provenance = bundle.read("provenance.tsv").decode().splitlines()
     header = provenance[0].split("\t")
     assert header[-3:] == ["decided_by", "decided_at", "reason"]
@@ -203,8 +203,8 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
 
 def test_bundle_manifest_and_determinism(pool):
     formats = ["qrels", "aspects", "correctness", "stratified", "infap", "twoaspects"]
-    first = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=pool, formats=formats)))
-    second = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=pool, formats=formats)))
+    first = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=formats)))
+    second = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=formats)))
     names = sorted(first.namelist())
     assert names == sorted(
         [
@@ -270,11 +270,11 @@ def test_export_command_writes_qrels_and_inclusion(pool, tmp_path):
 
 def test_unknown_bundle_format_is_an_error(pool):
     with pytest.raises(ExportError, match="choose formats among"):
-        services.qrels_bundle(pool=pool, formats=["qrels", "nope"])
+        selectors.qrels_bundle(pool=pool, formats=["qrels", "nope"])
 
 
 def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(graded_pool):
-    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=graded_pool)))
+    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=graded_pool)))
     assert sorted(bundle.namelist()) == [
         "inclusion.tsv",
         "manifest.json",
@@ -285,11 +285,11 @@ def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(grad
     ]
     assert bundle.read("qrels.txt").decode().splitlines()[0] == "1 0 d1 3"
     with pytest.raises(ExportError, match="correctness needs the aspects effectiveness"):
-        services.qrels_bundle(pool=graded_pool, formats=["qrels", "correctness"])
+        selectors.qrels_bundle(pool=graded_pool, formats=["qrels", "correctness"])
 
 
 def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
-    choices = {c.name: c for c in services.qrels_format_choices(pool=graded_pool)}
+    choices = {c.name: c for c in selectors.qrels_format_choices(pool=graded_pool)}
     assert [c.name for c in choices.values()] == list(exports.FORMATS)
     assert not choices["aspects"].available
     assert "the schema has neither" in choices["aspects"].unavailable
@@ -300,7 +300,7 @@ def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
         "infap",
     ]
     pool.campaign.topics.filter(topic_id="2").update(extra={})
-    demo = {c.name: c for c in services.qrels_format_choices(pool=pool)}
+    demo = {c.name: c for c in selectors.qrels_format_choices(pool=pool)}
     assert "missing for topic 2" in demo["correctness"].unavailable
     assert [name for name, c in demo.items() if not c.available] == ["correctness"]
 

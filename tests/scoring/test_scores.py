@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling.models import Pool, Run
-from scoring import services
+from scoring import selectors
 from scoring.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 
 def trec_eval_map(pool, tmp_path, tag: str) -> str:
-    (tmp_path / "qrels").write_text(services.qrels_export(pool=pool, fmt="qrels")[0].text)
+    (tmp_path / "qrels").write_text(selectors.qrels_export(pool=pool, fmt="qrels")[0].text)
     (tmp_path / "run").write_bytes(Run.objects.get(tag=tag).original_file.read())
     out = io.StringIO()
     trec_eval(
@@ -37,7 +37,7 @@ def trec_eval_map(pool, tmp_path, tag: str) -> str:
 
 
 def test_scores_equal_trec_eval_on_the_exported_qrels(pool, tmp_path):
-    scores = services.pool_scores(pool=pool)
+    scores = selectors.pool_scores(pool=pool)
     assert set(scores["run_id"]) == {f"demo-run{i}" for i in range(1, 9)}
     # In trec_eval's order of measures, then the inferred ones.
     assert list(dict.fromkeys(scores["measure"])) == [
@@ -54,16 +54,16 @@ def test_scores_equal_trec_eval_on_the_exported_qrels(pool, tmp_path):
 
 
 def test_per_topic_scores(pool):
-    scores = services.pool_scores(pool=pool, measures=["P.5"], per_topic=True)
+    scores = selectors.pool_scores(pool=pool, measures=["P.5"], per_topic=True)
     assert set(scores["query_id"]) == {"1", "2", "3", "4", "5", "all"}
 
 
 def test_bad_measure_and_empty_pool_are_explained(pool, organiser):
-    with pytest.raises(services.ScoringError, match="unknown measure 'nosuch'"):
-        services.pool_scores(pool=pool, measures=["nosuch"])
+    with pytest.raises(selectors.ScoringError, match="unknown measure 'nosuch'"):
+        selectors.pool_scores(pool=pool, measures=["nosuch"])
     empty = make_pool(make_campaign("other"), {"301": ["d1"]})
-    with pytest.raises(services.ScoringError, match="nothing is judged"):
-        services.pool_scores(pool=empty)
+    with pytest.raises(selectors.ScoringError, match="nothing is judged"):
+        selectors.pool_scores(pool=empty)
 
 
 def test_scores_page_ranks_runs_by_the_first_measure(organiser_client, pool):
@@ -72,7 +72,7 @@ def test_scores_page_ranks_runs_by_the_first_measure(organiser_client, pool):
     ).content.decode()
     assert '<th class="num">map</th>' in page
     assert "infAP" in page
-    scores = services.pool_scores(pool=pool, measures=["map"])
+    scores = selectors.pool_scores(pool=pool, measures=["map"])
     best = scores[scores.measure == "map"].sort_values("value", ascending=False).iloc[0]["run_id"]
     assert page.index(best) < min(
         page.index(f"demo-run{i}") for i in range(1, 9) if f"demo-run{i}" != best
@@ -92,7 +92,7 @@ def test_scores_page_shows_errors(organiser_client, pool):
 
 def test_qrels_and_bundle_downloads(organiser_client, pool):
     response = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"]))
-    assert response.content.decode() == services.qrels_export(pool=pool, fmt="qrels")[0].text
+    assert response.content.decode() == selectors.qrels_export(pool=pool, fmt="qrels")[0].text
     inclusion = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "inclusion"]))
     assert inclusion.content.decode().startswith("topic\tdocno\tstratum\tinclusion_probability\n")
     assert (
@@ -119,10 +119,12 @@ def test_an_export_that_cannot_be_made_is_409(organiser_client, pool):
     assert "accepted answer" in response.content.decode()
 
 
-def test_pool_page_links_every_format(organiser_client, pool):
-    page = organiser_client.get(
+def test_qrels_page_links_every_format_and_the_pool_page_links_it(organiser_client, pool):
+    pool_page = organiser_client.get(
         reverse("pooling:pool_detail", args=[pool.campaign.slug, pool.pk])
     ).content.decode()
+    assert reverse("scoring:pool_qrels", args=[pool.pk]) in pool_page
+    page = organiser_client.get(reverse("scoring:pool_qrels", args=[pool.pk])).content.decode()
     for fmt in (
         "qrels",
         "aspects",
@@ -139,7 +141,7 @@ def test_api_fetches_qrels_bundle_and_scores(organiser, pool):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
     qrels = api.get(f"/api/pools/{pool.pk}/qrels/aspects/")
-    assert qrels.content.decode() == services.qrels_export(pool=pool, fmt="aspects")[0].text
+    assert qrels.content.decode() == selectors.qrels_export(pool=pool, fmt="aspects")[0].text
     assert (
         api.get(f"/api/pools/{pool.pk}/bundle/", {"formats": "qrels"})["Content-Type"]
         == "application/zip"
@@ -156,15 +158,16 @@ def test_assessors_cannot_fetch_qrels_or_scores(assessor, assessor_client, pool)
     assert api.get(f"/api/pools/{pool.pk}/qrels/qrels/").status_code == 403
     assert api.get(f"/api/pools/{pool.pk}/scores/").status_code == 403
     assert assessor_client.get(reverse("scoring:pool_scores", args=[pool.pk])).status_code == 403
+    assert assessor_client.get(reverse("scoring:pool_qrels", args=[pool.pk])).status_code == 403
     assert (
         assessor_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"])).status_code
         == 403
     )
 
 
-def test_pool_page_greys_out_the_formats_the_pool_cannot_produce(organiser_client, graded_pool):
+def test_qrels_page_greys_out_the_formats_the_pool_cannot_produce(organiser_client, graded_pool):
     page = organiser_client.get(
-        reverse("pooling:pool_detail", args=[graded_pool.campaign.slug, graded_pool.pk])
+        reverse("scoring:pool_qrels", args=[graded_pool.pk])
     ).content.decode()
     for fmt in ("qrels", "stratified", "infap"):
         assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) in page
@@ -269,10 +272,10 @@ def test_a_published_qrels_file_is_exported_in_every_available_layout(published)
         for line in published.qrels.read_text().splitlines()
         if not line.startswith("#") and int(line.split()[3]) >= 0
     )
-    choices = services.qrels_format_choices(pool=published.pool)
+    choices = selectors.qrels_format_choices(pool=published.pool)
     available = [c.name for c in choices if c.available]
     assert available == ["qrels", "relevance", "stratified", "infap"]
-    texts = {fmt: services.qrels_export(pool=published.pool, fmt=fmt)[0].text for fmt in available}
+    texts = {fmt: selectors.qrels_export(pool=published.pool, fmt=fmt)[0].text for fmt in available}
     for fmt in ("qrels", "relevance", "infap"):  # every entry judged: nothing is -1
         exported = read_qrels(texts[fmt].encode(), name=fmt)
         assert sorted(exported.itertuples(index=False, name=None)) == judged
@@ -282,9 +285,9 @@ def test_a_published_qrels_file_is_exported_in_every_available_layout(published)
         sorted(stratified[["query_id", "doc_id", "relevance"]].itertuples(index=False, name=None))
         == judged
     )
-    inclusion = services.qrels_export(pool=published.pool, fmt="stratified")[1].text
+    inclusion = selectors.qrels_export(pool=published.pool, fmt="stratified")[1].text
     assert {line.split("\t")[3] for line in inclusion.splitlines()[1:]} == {"1.0"}
-    bundle = zipfile.ZipFile(io.BytesIO(services.qrels_bundle(pool=published.pool)))
+    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=published.pool)))
     manifest = json.loads(bundle.read("manifest.json"))
     assert manifest["pool"]["spec"]["source"].startswith("qrels file published.qrels")
     assert manifest["counts"]["total"] == {
@@ -299,7 +302,7 @@ def test_runs_score_against_a_published_qrels_as_trec_eval_scores_the_file(
     published, organiser, organiser_client
 ):
     expected = _trec_eval_summary(published.qrels, published.run, SCORED)
-    scores = services.pool_scores(pool=published.pool, measures=SCORED)
+    scores = selectors.pool_scores(pool=published.pool, measures=SCORED)
     ours = {m: f"{v:6.4f}" for m, v in zip(scores["measure"], scores["value"], strict=True)}
     assert ours == {m: v for m, v in expected.items() if m in ours}
     assert set(ours) == {"set_P", "map", "P_10", "ndcg_cut_10", "bpref", "recip_rank"}
@@ -320,7 +323,7 @@ def test_scores_page_ranks_by_the_first_measure_asked_with_rank_numbers(organise
     ).content.decode()
     header = page[page.index("<thead>") : page.index("</thead>")]
     assert header.index(">P_10<") < header.index(">map<")  # asked first, shown first
-    scores = services.pool_scores(pool=pool, measures=["P.10"])
+    scores = selectors.pool_scores(pool=pool, measures=["P.10"])
     p10 = scores[scores.measure == "P_10"].sort_values(
         ["value", "run_id"], ascending=[False, True], kind="stable"
     )
@@ -354,7 +357,7 @@ def test_nothing_judged_is_a_neutral_notice_not_an_error(organiser_client):
 
 def test_scores_page_rounds_values_as_trec_eval_prints_them(organiser_client, pool, monkeypatch):
     # 0.99945 is stored as 0.99944999...: C's printf gives 0.9994, Django's floatformat 0.9995.
-    report = services.PoolScores(
+    report = selectors.PoolScores(
         scores=pd.DataFrame(
             {"run_id": ["r"], "query_id": ["all"], "measure": ["map"], "value": [0.99945]}
         ),
@@ -362,7 +365,7 @@ def test_scores_page_rounds_values_as_trec_eval_prints_them(organiser_client, po
         left_out=[],
         missing={},
     )
-    monkeypatch.setattr(services, "pool_scores_report", lambda **kwargs: report)
+    monkeypatch.setattr(selectors, "pool_scores_report", lambda **kwargs: report)
     page = organiser_client.get(reverse("scoring:pool_scores", args=[pool.pk])).content.decode()
     assert f'<td class="num">{0.99945:6.4f}</td>' in page
     assert '<td class="num">0.9994</td>' in page

@@ -151,6 +151,7 @@ def organiser_pages(site) -> list[str]:
         reverse("judging:adjudicate", args=[pool, topic, "d1"]),
         reverse("judging:document_history", args=[topic, "d1"]),
         reverse("scoring:pool_scores", args=[pool]),
+        reverse("scoring:pool_qrels", args=[pool]),
         reverse("admin:index"),
         reverse("admin:pooling_campaign_changelist"),
         reverse("api-docs"),

@@ -94,7 +94,7 @@ def _file_lines(name: str, schema_spec: str) -> Any:
 
 
 def _pool_lines(pool_id: int) -> Any:
-    from judging import quality
+    from judging import selectors
     from judging.agreement_table import aspect_names
     from workbench.commands import pool_or_error
 
@@ -103,4 +103,4 @@ def _pool_lines(pool_id: int) -> Any:
         aspect_names(pool.campaign.schema)
     except ValueError as error:  # more aspects than the table has names for
         raise CommandError(f"pool {pool_id}: {error}") from None
-    return quality.agreement_lines(pool)
+    return selectors.agreement_lines(pool)

@@ -1,7 +1,7 @@
 from django.core.management.base import CommandError, CommandParser
 
-from pooling import services
-from pooling.strategies import pool_tsv_lines
+from pooling import selectors
+from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.commands import WorkbenchCommand, pool_or_error
 from workbench.streams import quiet_on_closed_stdout
 
@@ -21,12 +21,12 @@ class Command(WorkbenchCommand):
     @quiet_on_closed_stdout
     def handle(self, *args: object, **options: object) -> None:
         pool = pool_or_error(options["pool"])
-        frame = services.pool_entries_frame(pool)
+        frame = selectors.pool_entries_frame(pool)
         if options["topic"]:
             if options["topic"] not in set(frame["query_id"]):
                 raise CommandError(f"pool {pool.pk} has no entries for topic {options['topic']!r}")
             frame = frame[frame["query_id"] == options["topic"]]
-        lines = pool_tsv_lines(frame) if options["format"] == "tsv" else services.order_lines(frame)
+        lines = pool_tsv_lines(frame) if options["format"] == "tsv" else order_tsv_lines(frame)
         if options["out"]:
             with open(options["out"], "w", encoding="utf-8", newline="") as out:
                 out.writelines(lines)

@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError, CommandParser
 
-from pooling import services
+from pooling import selectors, services
 from pooling.budget import fit_depth, fit_scale, whatif
 from workbench.commands import (
     WorkbenchCommand,
@@ -42,10 +42,10 @@ class Command(WorkbenchCommand):
         specs = [spec_or_error(options)] if options["stratum"] else []
         deepest = max([depths[-1], *(s.max_depth for s in specs)])
         try:
-            ranked = services.ranked_runs(campaign, max_depth=deepest)
+            ranked = selectors.ranked_runs(campaign, max_depth=deepest)
         except services.PoolBuildError as error:
             raise CommandError(str(error)) from None
-        judged = services.judged_pairs(campaign)
+        judged = selectors.judged_pairs(campaign)
         table = whatif(ranked, depths=depths, specs=specs, judged=judged)
         self._print(table.totals, key=["scheme"])
         if options["per_topic"]:
@@ -53,7 +53,7 @@ class Command(WorkbenchCommand):
             self._print(table.per_topic, key=["scheme", "query_id"])
         budget = options["budget"]
         if budget is None:
-            state = services.campaign_budget(campaign)
+            state = selectors.campaign_budget(campaign)
             self.stdout.write(state.describe())
             budget = None if state.remaining is None else max(state.remaining, 0)
         if budget is not None:

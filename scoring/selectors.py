@@ -1,7 +1,7 @@
 """qrels exports of a pool: one file, or a bundle with its manifest.
 
 The labels are the pool's final labels under its stored policy
-(`judging.quality.final_labels`); the files are written by the pure core
+(`judging.judging_selectors.final_labels`); the files are written by the pure core
 `scoring.exports`. The same state always gives byte-identical files; in a
 bundle only `exported_at` in the manifest changes from one export to the next.
 """
@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 from django.db.models import Max
 from django.utils import timezone
 
-from judging import quality
+from judging import selectors as judging_selectors
 from judging.models import Adjudication, JudgmentEvent
-from pooling import services as pooling_services
+from pooling import selectors as pooling_selectors
 from pooling.models import Pool
 from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec
@@ -90,8 +90,8 @@ class PoolState:
 def pool_state(pool: Pool) -> PoolState:
     return PoolState(
         pool=pool,
-        labels=quality.final_labels(pool),
-        entries=pooling_services.pool_entries_frame(pool),
+        labels=judging_selectors.final_labels(pool),
+        entries=pooling_selectors.pool_entries_frame(pool),
         aspects=pool.campaign.schema.aspect_ids,
         answers=_answers(pool),
     )
@@ -149,6 +149,18 @@ def qrels_export(
     return files
 
 
+QRELS_FILES = (*FORMATS, "inclusion")
+
+
+def qrels_file(*, pool: Pool, fmt: str, two_aspect: str | None = None) -> ExportFile:
+    """One download (`fmt` one of QRELS_FILES): a format's qrels, or `inclusion` for the
+    stratified pool's inclusion probabilities. Raises ExportError when the pool cannot
+    produce it."""
+    wanted = "stratified" if fmt == "inclusion" else fmt
+    files = qrels_export(pool=pool, fmt=wanted, two_aspect=two_aspect)
+    return next(f for f in files if f.name == INCLUSION_FILE) if fmt == "inclusion" else files[0]
+
+
 def qrels_bundle(
     *, pool: Pool, formats: list[str] | None = None, two_aspect: str | None = None
 ) -> bytes:
@@ -204,7 +216,7 @@ def export_manifest(
     state: PoolState, formats: list[str], files: dict[str, ExportFile], two_aspect: str | None
 ) -> dict[str, Any]:
     pool = state.pool
-    policy = quality.policy_of(pool)
+    policy = judging_selectors.policy_of(pool)
     manifest: dict[str, Any] = {
         "campaign": {"slug": pool.campaign.slug, "name": pool.campaign.name},
         "pool": {"id": pool.pk, "name": pool.name, "spec": pool.spec},
@@ -213,7 +225,7 @@ def export_manifest(
         "disagreement_mode": policy.disagreement_mode,
         "formats": {fmt: FORMATS[fmt].description for fmt in formats},
         "counts": _counts(state),
-        "agreement": quality.agreement_report(pool).summary(),
+        "agreement": judging_selectors.agreement_report(pool).summary(),
         "runs": [
             {"tag": run.tag, "file": run.original_name, "sha256": run.sha256}
             for run in pool.runs.order_by("tag")

@@ -1,0 +1,179 @@
+"""Reads of the judging app that views, services, commands and other apps share.
+
+Each reads the ORM once into the frames the pure cores take (`overlap`,
+`agreement`, `labels`), and computes from them; nothing here writes. The
+writes are in `services`. The agreement report is cached until a judgment
+changes, because scikit-learn's kappa costs about a millisecond per pair,
+topic and aspect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from django.core.cache import cache
+from django.db.models import Exists, Max, OuterRef
+
+from judging import agreement, agreement_table, labels
+from judging.models import Adjudication, Assignment, Judgment, JudgmentEvent, PoolPolicy
+from pooling.label_schema import NOT_ASKED
+from pooling.models import Pool, PoolEntry
+
+# --------------------------------------------------------------------------
+# Frames
+
+
+def primary_assessors(pool: Pool) -> dict[str, str]:
+    """topic id -> username of its primary assessor."""
+    return dict(
+        pool.assignments.filter(kind=Assignment.PRIMARY).values_list(
+            "topic__topic_id", "assessor__username"
+        )
+    )
+
+
+def judgments_frame(pool: Pool) -> pd.DataFrame:
+    """Every judgment on the pool's entries, one row per (assessor, item).
+
+    Columns: assessor (username), query_id, doc_id, relevance, is_primary,
+    and one column per aspect of the campaign's schema (NOT_ASKED, -1, when
+    the aspect was not asked).
+    """
+    aspect_ids = pool.campaign.schema.aspect_ids
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    is_primary = Assignment.objects.filter(
+        pool=pool, topic=OuterRef("topic"), assessor=OuterRef("assessor"), kind=Assignment.PRIMARY
+    )
+    rows = (
+        Judgment.objects.filter(Exists(in_pool))
+        .annotate(is_primary=Exists(is_primary))
+        .values_list(
+            "assessor__username", "topic__topic_id", "docno", "relevance", "is_primary", "aspects"
+        )
+        .order_by("topic__position", "docno", "assessor__username")
+    )
+    columns = ["assessor", "query_id", "doc_id", "relevance", "is_primary"]
+    return _with_aspects(list(rows), columns, aspect_ids)
+
+
+def adjudications_frame(pool: Pool) -> pd.DataFrame:
+    """Adjudications of the pool's items. Columns: query_id, doc_id, relevance,
+    the schema's aspects, reason, decided_by (username, None if the account is
+    gone), decided_at (ISO 8601, to the second)."""
+    aspect_ids = pool.campaign.schema.aspect_ids
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    rows = (
+        Adjudication.objects.filter(Exists(in_pool))
+        .values_list(
+            "topic__topic_id",
+            "docno",
+            "relevance",
+            "reason",
+            "decided_by__username",
+            "decided_at",
+            "aspects",
+        )
+        .order_by("topic__position", "docno")
+    )
+    columns = ["query_id", "doc_id", "relevance", "reason", "decided_by", "decided_at"]
+    frame = _with_aspects(list(rows), columns, aspect_ids)
+    frame["decided_at"] = [at.isoformat(timespec="seconds") for at in frame["decided_at"]]
+    return frame
+
+
+def _with_aspects(
+    rows: list[tuple], columns: list[str], aspect_ids: tuple[str, ...]
+) -> pd.DataFrame:
+    """Rows whose last value is an aspects dict, with that dict spread into columns."""
+    frame = pd.DataFrame([row[:-1] for row in rows], columns=columns)
+    for aspect in aspect_ids:
+        frame[aspect] = pd.array([row[-1].get(aspect, NOT_ASKED) for row in rows], dtype="int64")
+    if not rows:
+        frame = frame.astype({"relevance": "int64"})
+    return frame
+
+
+# --------------------------------------------------------------------------
+# Agreement, disagreement and final labels
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    labels: pd.DataFrame
+    aspects: tuple[agreement.Aspect, ...]
+    pairs: pd.DataFrame
+    groups: pd.DataFrame
+    assessors: pd.DataFrame
+
+    def aspect(self, name: str) -> agreement.Aspect:
+        return next(a for a in self.aspects if a.name == name)
+
+    def summary(self) -> dict:
+        return agreement.agreement_summary(self.pairs, self.groups)
+
+
+def schema_aspects(pool: Pool) -> tuple[agreement.Aspect, ...]:
+    return agreement_table.schema_aspects(pool.campaign.schema)
+
+
+def agreement_report(pool: Pool) -> AgreementReport:
+    # Any judgment change appends an event; a late run adds entries.
+    version = JudgmentEvent.objects.filter(topic__campaign=pool.campaign).aggregate(Max("id"))
+    key = f"agreement:{pool.pk}:{version['id__max']}:{pool.entries.count()}"
+    report = cache.get(key)
+    if report is None:
+        table = judgments_frame(pool)
+        aspects = schema_aspects(pool)
+        pairs = agreement.pairwise_agreement(table, aspects=aspects)
+        report = AgreementReport(
+            labels=table,
+            aspects=aspects,
+            pairs=pairs,
+            groups=agreement.group_agreement(table, aspects=aspects),
+            assessors=agreement.assessor_agreement(pairs),
+        )
+        cache.set(key, report, timeout=3600)
+    return report
+
+
+def agreement_lines(pool: Pool) -> pd.DataFrame:
+    """The agreement table (`manage.py agreement --pool`) from the page's report."""
+    report = agreement_report(pool)
+    return agreement_table.lines_of(report.pairs, report.groups, schema=pool.campaign.schema)
+
+
+def policy_of(pool: Pool) -> PoolPolicy:
+    """The pool's stored policy, or the default one (unsaved: reading writes nothing)."""
+    return PoolPolicy.objects.filter(pool=pool).first() or PoolPolicy(pool=pool)
+
+
+def disagreements(pool: Pool) -> pd.DataFrame:
+    """The adjudication queue under the pool's disagreement mode, worst first."""
+    policy = policy_of(pool)
+    table = judgments_frame(pool)
+    if table.empty:
+        return table
+    mode = policy.disagreement_mode
+    aspect_ids = pool.campaign.schema.aspect_ids
+    return labels.find_disagreements(
+        table,
+        mode=mode,
+        aspects=None if mode == PoolPolicy.RELEVANCE_LINE else ("relevance", *aspect_ids),
+        adjudications=adjudications_frame(pool),
+    )
+
+
+def final_labels(pool: Pool) -> pd.DataFrame:
+    """Every judged item's final label under the pool's stored policy, with provenance."""
+    policy = policy_of(pool)
+    return labels.final_labels(
+        judgments_frame(pool),
+        adjudications_frame(pool),
+        policy=labels.LabelPolicy.from_dict(policy.label_policy),
+        aspects=pool.campaign.schema.aspect_ids,
+    )
+
+
+def adjudicated_count(pool: Pool) -> int:
+    return Adjudication.objects.filter(topic__campaign=pool.campaign).count()

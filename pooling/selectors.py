@@ -1,0 +1,199 @@
+"""Reads of the pooling app that views, services and other apps share.
+
+The writes are in `services`; what is read here never changes anything.
+Judgments are counted through the topics' reverse relations, so that
+pooling does not import the judging app, which depends on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Q
+from django.shortcuts import get_object_or_404
+
+from pooling.budget import BudgetState
+from pooling.errors import PoolBuildError
+from pooling.models import Campaign, Pool, Run, Topic
+from pooling.ranking import RankedRuns, rank_run_caches
+from pooling.spec import PoolSpec
+from pooling.strategies import POOL_COLUMNS, sort_pool
+
+# --------------------------------------------------------------------------
+# Campaigns and their budget
+
+
+def campaign_schema_lock(campaign: Campaign) -> str:
+    """Why the campaign's label schema can no longer change; empty while it can.
+
+    Judgments are counted through the topics' reverse `judgments` relation so
+    that pooling does not import the judging app, which depends on it.
+    """
+    n = campaign.topics.aggregate(n=Count("judgments"))["n"]
+    if not n:
+        return ""
+    return (
+        f"{campaign.name} already has {n:,} judgment{'' if n == 1 else 's'}: its label schema "
+        "can no longer change, since the values already stored might not fit a new one."
+    )
+
+
+def campaign_budget(campaign: Campaign) -> BudgetState:
+    """The campaign's budget against the judgments stored now (never a counter).
+
+    Read through the topics' reverse relations so that pooling does not
+    import the judging app, which depends on it.
+    """
+    topics = Topic.objects.filter(campaign=campaign)
+    return BudgetState(
+        budget=campaign.judgment_budget,
+        judgments=topics.aggregate(n=Count("judgments"))["n"],
+        adjudications=topics.aggregate(n=Count("adjudications"))["n"],
+        counts_adjudications=campaign.budget_counts_adjudications,
+    )
+
+
+def judged_pairs(campaign: Campaign) -> pd.DataFrame:
+    """(query_id, doc_id) already judged by anyone in the campaign.
+
+    Read through the topics' reverse `judgments` relation so that pooling
+    does not import the judging app, which depends on it.
+    """
+    rows = (
+        campaign.topics.filter(judgments__isnull=False)
+        .values_list("topic_id", "judgments__docno")
+        .distinct()
+    )
+    return pd.DataFrame(list(rows), columns=["query_id", "doc_id"])
+
+
+# --------------------------------------------------------------------------
+# Runs, ranked
+
+
+def ranked_runs(
+    campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None, progress: Any = None
+) -> RankedRuns:
+    """The campaign's runs (or the given ones), ranked from their caches down to max_depth."""
+    runs = list(campaign.runs.all()) if runs is None else list(runs)
+    if not runs:
+        raise PoolBuildError(f"campaign {campaign.slug} has no runs to pool")
+    return rank_run_caches(
+        [run.cache_file.path for run in runs], max_depth=max_depth, progress=progress
+    )
+
+
+# Ranking the campaign's runs takes about half a second at TREC scale, and the
+# pool form asks again at every keystroke: a ranking is kept in Django's cache
+# (shared by every worker with a shared cache backend). A stored run never
+# changes, but an id can be reused after a deletion, so a ranking is known by
+# its runs' ids and content hashes.
+RANKED_RUNS_TIMEOUT = 15 * 60
+
+
+def ranked_runs_cached(
+    campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None
+) -> RankedRuns:
+    """`ranked_runs`, reusing a ranking of the same runs at least as deep."""
+    runs = list(campaign.runs.all()) if runs is None else list(runs)
+    identity = ",".join(f"{pk}:{sha}" for pk, sha in sorted((run.pk, run.sha256) for run in runs))
+    key = "ranked-runs:" + hashlib.sha256(identity.encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None and (cached.depth is None or cached.depth >= max_depth):
+        return cached
+    ranked = ranked_runs(campaign, max_depth=max_depth, runs=runs)
+    cache.set(key, ranked, timeout=RANKED_RUNS_TIMEOUT)
+    return ranked
+
+
+# --------------------------------------------------------------------------
+# Pools
+
+
+def pool_or_404(pool_id: int) -> Pool:
+    """The pool with its campaign, or Http404 (the organiser pages of every app)."""
+    return get_object_or_404(Pool.objects.select_related("campaign"), pk=pool_id)
+
+
+# The model field of each pool frame column; `batch` comes from the addition.
+_ENTRY_FIELDS = {"query_id": "topic__topic_id", "doc_id": "docno", "batch": "addition_id"}
+
+
+def pool_entries_frame(pool: Pool) -> pd.DataFrame:
+    """The pool's entries as the pool frame of `pooling.strategies` (every entry)."""
+    fields = [_ENTRY_FIELDS.get(column, column) for column in POOL_COLUMNS]
+    frame = pd.DataFrame(list(pool.entries.values_list(*fields)), columns=list(POOL_COLUMNS))
+    frame["order"] = frame["order"].astype("Int64")
+    # The pool frame numbers additions as batches: 0 for the build, then 1, 2, ...
+    additions = sorted(a for a in frame["batch"].dropna().unique())
+    batch_of = {addition: number for number, addition in enumerate(additions, start=1)}
+    frame["batch"] = frame["batch"].map(batch_of).fillna(0).astype("int64")
+    return sort_pool(frame)
+
+
+@dataclass(frozen=True)
+class StratumStats:
+    number: int  # 1-based, the depth stratum first
+    ranks: str  # "1-20", or "" where the spec does not say (entries stored otherwise)
+    entries: int
+    drawn: int
+    probability: float
+
+
+@dataclass(frozen=True)
+class TopicStats:
+    topic_id: str
+    title: str
+    entries: int
+    to_judge: int
+    judged: int
+    strata: list[StratumStats]
+
+
+def pool_topic_stats(pool: Pool) -> list[TopicStats]:
+    """Per topic: entries, sampled entries, how many are judged, and each stratum's
+    draw with the ranks it covers."""
+    rows = (
+        pool.entries.values("topic_id", "stratum")
+        .annotate(
+            entries=Count("id"),
+            drawn=Count("id", filter=Q(sampled=True)),
+            probability=Max("inclusion_probability"),
+        )
+        .order_by("topic_id", "stratum")
+    )
+    # A judged entry: some judgment of its topic has its docno (the reverse
+    # relation keeps pooling free of a judging import).
+    judged = dict(
+        pool.entries.filter(sampled=True, topic__judgments__docno=F("docno"))
+        .values("topic_id")
+        .annotate(n=Count("id", distinct=True))
+        .values_list("topic_id", "n")
+    )
+    topics = {topic.pk: topic for topic in pool.campaign.topics.all()}
+    spec = PoolSpec.from_dict(pool.spec)
+    by_topic: dict[int, list[StratumStats]] = {}
+    for row in rows:
+        strata = spec.strata_for(topics[row["topic_id"]].topic_id)
+        number = row["stratum"]
+        ranks = f"{strata[number - 1].lo}-{strata[number - 1].hi}" if number <= len(strata) else ""
+        by_topic.setdefault(row["topic_id"], []).append(
+            StratumStats(number, ranks, row["entries"], row["drawn"], row["probability"])
+        )
+    return [
+        TopicStats(
+            topic_id=topic.topic_id,
+            title=topic.title,
+            entries=sum(s.entries for s in by_topic[pk]),
+            to_judge=sum(s.drawn for s in by_topic[pk]),
+            judged=judged.get(pk, 0),
+            strata=by_topic[pk],
+        )
+        for pk, topic in topics.items()
+        if pk in by_topic
+    ]

@@ -1,0 +1,102 @@
+"""Assignments' progress, counted for a whole list in one query."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from judging import services
+from judging.models import Assignment
+from judging.overlap import OverlapSpec
+from tests.helpers import make_campaign, make_pool, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def judge(assignment: Assignment, *docnos: str) -> None:
+    for docno in docnos:
+        services.judgment_submit(assignment=assignment, docno=docno, relevance=0, aspects={})
+
+
+@pytest.fixture
+def pool():
+    make_user("ann"), make_user("ben"), make_user("cat")
+    campaign = make_campaign(topics=("1", "2"))
+    return make_pool(campaign, {"1": [f"a{i}" for i in range(6)], "2": [f"b{i}" for i in range(4)]})
+
+
+def test_progress_counts_each_queue_primary_and_overlap(pool):
+    from django.contrib.auth.models import User
+
+    ann, ben, cat = (User.objects.get(username=n) for n in ("ann", "ben", "cat"))
+    topics = list(pool.campaign.topics.all())
+    one, two = services.assignments_create(pool=pool, topics=topics, assessors=[ann, ben])
+    services.overlap_assign(pool=pool, spec=OverlapSpec(k=2, fraction=0.5, seed=1), assessors=[cat])
+    judge(one, "a0", "a1", "a2")
+    judge(two, "b3")
+    overlap = Assignment.objects.filter(assessor=cat)
+    # A judgment of a document outside the queue does not count.
+    services.judgment_record(assessor=ann, topic=topics[0], docno="zz", relevance=0, aspects={})
+    for assignment in overlap:
+        judge(assignment, assignment.queue().first().docno)
+    rows = {
+        (a.assessor.username, a.topic.topic_id): (a.judged, a.total)
+        for a in Assignment.objects.with_progress().select_related("assessor", "topic")
+    }
+    assert rows == {
+        ("ann", "1"): (3, 6),
+        ("ben", "2"): (1, 4),
+        ("cat", "1"): (1, 3),
+        ("cat", "2"): (1, 2),
+    }
+    for assignment in Assignment.objects.all():
+        queue = set(assignment.queue().values_list("docno", flat=True))
+        judged = assignment.assessor.judgments.filter(topic=assignment.topic, docno__in=queue)
+        assert assignment.progress() == (judged.count(), len(queue))
+
+
+def test_lists_of_assignments_cost_the_same_queries_whatever_their_number(client, pool):
+    from django.contrib.auth.models import User
+
+    ann = User.objects.get(username="ann")
+    client.force_login(ann)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse("judging:assessor_home")).status_code == 200
+        return len(captured)
+
+    services.assignments_create(
+        pool=pool, topics=pool.campaign.topics.filter(topic_id="1"), assessors=[ann]
+    )
+    one = queries()
+    second_pool = make_pool(pool.campaign, {"1": ["c1"], "2": ["c2", "c3"]}, name="again")
+    services.assignments_create(
+        pool=second_pool, topics=pool.campaign.topics.all(), assessors=[ann]
+    )
+    assert Assignment.objects.filter(assessor=ann).count() == 3
+    assert queries() == one
+
+
+def test_the_organisers_assignment_page_costs_the_same_queries_whatever_their_number(
+    organiser_client, pool
+):
+    from django.contrib.auth.models import User
+
+    ann, ben = User.objects.get(username="ann"), User.objects.get(username="ben")
+    url = reverse("judging:pool_assignments", args=[pool.pk])
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert organiser_client.get(url).status_code == 200
+        return len(captured)
+
+    topics = list(pool.campaign.topics.all())
+    services.assignments_create(pool=pool, topics=topics[:1], assessors=[ann])
+    one = queries()
+    services.assignments_create(pool=pool, topics=topics[1:], assessors=[ben])
+    services.overlap_assign(pool=pool, spec=OverlapSpec(k=2, fraction=0.5), assessors=[ann, ben])
+    assert Assignment.objects.filter(pool=pool).count() == 4
+    assert queries() == one
