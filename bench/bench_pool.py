@@ -21,9 +21,10 @@ Prints, for WORKLOAD/runs/*.txt:
    the caches, then depths 10, 20, ..., 100 and the TREC CDS 2014 strata
    (target < 2 s at 30 x 80).
 
-Arrow allocates from the same memory pool as in workbench processes (see
-pooling/arrow_memory.py; ARROW_DEFAULT_MEMORY_POOL=mimalloc measures
-pyarrow's default instead). Polars keeps its own allocator either way.
+Arrow allocates from the same memory pool as in workbench processes (the C
+library's malloc: ARROW_DEFAULT_MEMORY_POOL=system, which manage.py sets by
+default; ARROW_DEFAULT_MEMORY_POOL=mimalloc measures pyarrow's default instead).
+Polars keeps its own allocator either way.
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def main() -> None:
 
     lines = sum(path.read_bytes().count(b"\n") for path in files)
     print(f"workload {args.workload}: {len(files)} run files, {lines:,} lines")
-    print(f"Arrow memory pool: {ARROW_MEMORY_POOL} (see pooling/arrow_memory.py)")
+    print(f"Arrow memory pool: {ARROW_MEMORY_POOL} (ARROW_DEFAULT_MEMORY_POOL)")
     ours = pool_with_workbench(files)  # also warms the page cache up
     for name, build in POLARS_VARIANTS.items():
         if not same_pool(ours, build(files)):

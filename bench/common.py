@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -11,11 +12,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pooling.arrow_memory import use_system_allocator  # noqa: E402
+# Measure the workbench as its processes run: manage.py and wsgi.py default
+# Arrow's allocator to the C library's malloc (an explicit setting wins in both).
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+import pyarrow as pa  # noqa: E402
 
-# Measure the workbench as its processes run: PoolingConfig.ready() makes the
-# same call at startup (and ARROW_DEFAULT_MEMORY_POOL overrides it in both).
-ARROW_MEMORY_POOL = use_system_allocator()
+ARROW_MEMORY_POOL = pa.default_memory_pool().backend_name
 
 
 def run_files(workload: Path) -> list[Path]:

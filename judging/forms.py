@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 
 from judging.models import PoolPolicy
 from judging.overlap import OverlapPlanError, OverlapSpec
+from pooling.models import Topic
 
 
 class OverlapForm(forms.Form):
@@ -59,3 +60,16 @@ class PolicyForm(forms.Form):
 
     def clean_policy(self) -> list[str]:
         return [step.strip() for step in self.cleaned_data["policy"].split(",") if step.strip()]
+
+
+class ActiveTimeForm(forms.Form):
+    """The active seconds the judging page measured while the document was shown."""
+
+    seconds = forms.FloatField(required=False, min_value=0)
+
+
+class HistoryLookupForm(forms.Form):
+    """The assignment page's 'history of a document' form."""
+
+    topic = forms.ModelChoiceField(queryset=Topic.objects.all())
+    docno = forms.CharField(strip=True, max_length=200)

@@ -13,7 +13,7 @@ from django.utils.safestring import mark_safe
 
 from judging import selectors, services
 from judging.agreement import confusion_matrix, records, worst_first
-from judging.forms import OverlapForm, PolicyForm
+from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
 from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, Judgment, JudgmentEvent, PoolPolicy
 from judging.overlap import OverlapPlanError
@@ -75,11 +75,12 @@ def _assignments_context(pool: Pool) -> dict[str, Any]:
 @organiser_required
 def document_history_lookup(request: HttpRequest) -> HttpResponse:
     """The history form's target: on to the history page of that topic and docno."""
-    topic = get_object_or_404(Topic, pk=request.GET.get("topic") or 0)
-    docno = request.GET.get("docno", "").strip()
-    if not docno:
-        raise Http404("give a docno")
-    return redirect("judging:document_history", topic.pk, docno)
+    form = HistoryLookupForm(request.GET)
+    if not form.is_valid():
+        raise Http404("choose a topic and give a docno")
+    return redirect(
+        "judging:document_history", form.cleaned_data["topic"].pk, form.cleaned_data["docno"]
+    )
 
 
 @organiser_required

@@ -164,18 +164,6 @@ def overlap_sizes(entries: pd.DataFrame, spec: OverlapSpec) -> pd.DataFrame:
     )
 
 
-def select_overlap_items(entries: pd.DataFrame, spec: OverlapSpec) -> pd.DataFrame:
-    """The overlap items: a seeded sample stratified over each topic's pool order.
-
-    entries: the pool entries, columns `query_id, doc_id, order`.
-
-    Returns columns ITEM_COLUMNS, sorted by query_id then order. A topic's
-    draw does not depend on which other topics are chosen.
-    """
-    entries = _checked_entries(entries)
-    return _draw_items(entries, spec, np.random.default_rng(spec.seed))
-
-
 def plan_overlap(
     entries: pd.DataFrame,
     *,

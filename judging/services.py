@@ -95,11 +95,6 @@ def assignments_create(
     return list(Assignment.objects.filter(pool=pool, topic_id__in=wanted, kind=Assignment.PRIMARY))
 
 
-def assignment_delete(*, assignment: Assignment) -> None:
-    """Remove an assignment. Judgments stay: they belong to (assessor, topic, docno)."""
-    assignment.delete()
-
-
 # --------------------------------------------------------------------------
 # Judgments
 
@@ -367,10 +362,6 @@ def adjudication_record(
         },
     )
     return adjudication
-
-
-def adjudication_delete(*, topic: Topic, docno: str) -> None:
-    Adjudication.objects.filter(topic=topic, docno=docno).delete()
 
 
 # --------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from judging import services
+from judging.forms import ActiveTimeForm
 from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, Judgment
 from pooling.label_schema import LabelError
@@ -69,6 +70,9 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
         return render(request, "judging/judge.html", _panel_context(assignment, entry))
     schema = assignment.topic.campaign.schema
     aspects = {a.id: request.POST.get(a.id) for a in schema.aspects if a.id in request.POST}
+    timing = ActiveTimeForm(request.POST)
+    if not timing.is_valid():
+        return _rejected(request, assignment, entry, "The active time sent is not a number.")
     try:
         # The entry came from this assignment's queue: no need to check it again.
         services.judgment_record(
@@ -77,13 +81,11 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
             docno=entry.docno,
             relevance=request.POST.get("relevance"),
             aspects=aspects,
-            seconds=_seconds(request.POST.get("seconds")),
+            seconds=timing.cleaned_data["seconds"] or 0.0,
             schema=schema,
         )
     except LabelError as error:
-        context = _panel_context(assignment, entry, error=str(error), posted=request.POST)
-        template = PANEL if request.htmx else "judging/judge.html"
-        return render(request, template, context, status=400)
+        return _rejected(request, assignment, entry, str(error))
     return _show_next(request, assignment, assignment.next_unjudged(after=position))
 
 
@@ -128,6 +130,15 @@ def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     return render(request, "judging/judged_list.html", {"assignment": assignment, "rows": rows})
 
 
+def _rejected(
+    request: HttpRequest, assignment: Assignment, entry: PoolEntry, error: str
+) -> HttpResponse:
+    """The same document again, with what was chosen and why it was not saved (400)."""
+    context = _panel_context(assignment, entry, error=error, posted=request.POST)
+    template = PANEL if request.htmx else "judging/judge.html"
+    return render(request, template, context, status=400)
+
+
 def _show_next(
     request: HttpRequest, assignment: Assignment, entry: PoolEntry | None, note: str = ""
 ) -> HttpResponse:
@@ -144,13 +155,6 @@ def _show_next(
     response = render(request, PANEL, _panel_context(assignment, entry, note=note))
     response["HX-Push-Url"] = url
     return response
-
-
-def _seconds(raw: str | None) -> float:
-    try:
-        return float(raw or 0)
-    except ValueError:
-        return 0.0
 
 
 def _panel_context(

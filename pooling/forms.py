@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +19,7 @@ from pooling.label_schema import (
     schema_problems,
 )
 from pooling.models import Campaign
+from pooling.spec import ORDER_MODES, PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
 from pooling.topic_files import TOPIC_FORMATS
 
 CUSTOM_SCHEMA = "custom"
@@ -201,3 +204,61 @@ class RunReplaceForm(forms.Form):
 
     def clean_file(self) -> UploadedFile:
         return _check_size(self.cleaned_data["file"])
+
+
+DEFAULT_POOL_PRESET = "depth-20"
+
+
+class PoolSpecForm(forms.Form):
+    """The strategy fields of the pool form; once valid, `spec` is the PoolSpec they give.
+
+    Asked with a preset (`?preset=cds-2014`) or nothing at all, the fields
+    start from that preset (or the default one).
+    """
+
+    depth = forms.CharField(required=False, strip=True)
+    strata = forms.CharField(required=False, strip=True)
+    seed = forms.CharField(required=False, strip=True)
+    order = forms.ChoiceField(choices=[(mode, mode) for mode in ORDER_MODES], required=False)
+    allow_gaps = forms.BooleanField(required=False)
+    name = forms.CharField(required=False, strip=True, max_length=200)
+    confirm_over_budget = forms.BooleanField(required=False)
+
+    spec: PoolSpec
+
+    @classmethod
+    def for_request(cls, data: Any) -> PoolSpecForm:
+        preset = PRESETS.get(data.get("preset", "")) if "depth" not in data else None
+        if preset is not None or not data:
+            spec = (preset or PRESETS[DEFAULT_POOL_PRESET]).spec
+            data = {
+                "depth": str(spec.depth or ""),
+                "strata": " ".join(str(s) for s in spec.strata),
+                "seed": data.get("seed", "0"),
+                "order": "shuffled",
+            }
+        return cls(data)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            self.spec = parse_pool_spec(
+                depth=data["depth"] or None,
+                strata=data["strata"].split(),
+                seed=data["seed"] or "0",
+                order=data["order"] or "shuffled",
+                allow_gaps=data["allow_gaps"],
+            )
+        except PoolSpecError as error:
+            raise forms.ValidationError(str(error)) from None
+        return data
+
+    def error_text(self) -> str:
+        """Every problem of the fields in one line, for the what-if panel."""
+        return "; ".join(
+            message if field == "__all__" else f"{field}: {message}"
+            for field, messages in self.errors.items()
+            for message in messages
+        )

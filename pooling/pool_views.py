@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -20,12 +19,11 @@ from pooling.budget import (
     run_overlap,
     whatif,
 )
+from pooling.forms import PoolSpecForm
 from pooling.models import Campaign, Pool
-from pooling.spec import PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
+from pooling.spec import PRESETS, PoolSpec
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.roles import organiser_required
-
-DEFAULT_PRESET = "depth-20"
 
 
 def _campaign(slug: str) -> Campaign:
@@ -38,65 +36,20 @@ def _pool(slug: str, pool_id: int) -> Pool:
     )
 
 
-@dataclass(frozen=True)
-class SpecForm:
-    """The strategy fields of the pool form, as typed, and the spec they give."""
-
-    depth: str
-    strata: str
-    seed: str
-    order: str
-    spec: PoolSpec | None
-    error: str = ""
-    allow_gaps: bool = False
-
-    @classmethod
-    def from_query(cls, data: Any) -> SpecForm:
-        preset = PRESETS.get(data.get("preset", "")) if "depth" not in data else None
-        if preset is not None or not data:
-            spec = (preset or PRESETS[DEFAULT_PRESET]).spec
-            return cls(
-                depth=str(spec.depth or ""),
-                strata=" ".join(str(s) for s in spec.strata),
-                seed=str(data.get("seed", "0")),
-                order="shuffled",
-                spec=spec,
-            )
-        fields = {
-            "depth": data.get("depth", "").strip(),
-            "strata": data.get("strata", "").strip(),
-            "seed": data.get("seed", "0").strip() or "0",
-            "order": data.get("order", "shuffled"),
-            "allow_gaps": data.get("allow_gaps") == "on",
-        }
-        try:
-            spec = parse_pool_spec(
-                depth=fields["depth"] or None,
-                strata=fields["strata"].split(),
-                topic_depths=(),
-                seed=fields["seed"],
-                order=fields["order"],
-                allow_gaps=fields["allow_gaps"],
-            )
-        except PoolSpecError as error:
-            return cls(**fields, spec=None, error=str(error))
-        return cls(**fields, spec=spec)
-
-
 @organiser_required
 def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
     """Choose a strategy, see its cost against the budget, and build the pool."""
     campaign = _campaign(slug)
-    form = SpecForm.from_query(request.POST if request.method == "POST" else request.GET)
+    form = PoolSpecForm.for_request(request.POST if request.method == "POST" else request.GET)
     over_budget = ""
-    if request.method == "POST" and form.spec is not None:
+    if request.method == "POST" and form.is_valid():
         try:
             pool = services.pool_build(
                 campaign=campaign,
                 spec=form.spec,
-                name=request.POST.get("name", "").strip(),
+                name=form.cleaned_data["name"],
                 created_by=request.user,
-                confirm_over_budget=request.POST.get("confirm_over_budget") == "on",
+                confirm_over_budget=form.cleaned_data["confirm_over_budget"],
             )
         except services.OverBudget as error:
             over_budget = str(error)
@@ -112,7 +65,6 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "form": form,
         "presets": PRESETS.values(),
-        "name": request.POST.get("name", ""),
         "over_budget_error": over_budget,
     }
     context |= _whatif_context(campaign, form)
@@ -123,16 +75,16 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
 def pool_whatif(request: HttpRequest, slug: str) -> HttpResponse:
     """The what-if panel alone, refreshed by htmx as the strategy fields change."""
     campaign = _campaign(slug)
-    form = SpecForm.from_query(request.GET)
+    form = PoolSpecForm.for_request(request.GET)
     context = {"campaign": campaign, "form": form} | _whatif_context(campaign, form)
     return render(request, "pooling/pool_new.html#whatif", context)
 
 
-def _whatif_context(campaign: Campaign, form: SpecForm) -> dict[str, Any]:
+def _whatif_context(campaign: Campaign, form: PoolSpecForm) -> dict[str, Any]:
     if not campaign.runs.exists():
         return {"whatif_error": "Upload runs first: a pool is built from them."}
-    if form.spec is None:
-        return {"whatif_error": form.error}
+    if not form.is_valid():
+        return {"whatif_error": form.error_text()}
     specs = [form.spec]
     deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)  # ranked once, for the chart and spec
     ranked = selectors.ranked_runs_cached(campaign, max_depth=deepest)

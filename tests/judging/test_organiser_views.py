@@ -192,12 +192,9 @@ def test_history_lookup_leads_to_the_documents_history(organiser_client, pool):
         reverse("judging:document_history_lookup"), {"topic": topic.pk, "docno": " d01 "}
     )
     assert response.url == reverse("judging:document_history", args=[topic.pk, "d01"])
-    assert (
-        organiser_client.get(
-            reverse("judging:document_history_lookup"), {"topic": topic.pk, "docno": ""}
-        ).status_code
-        == 404
-    )
+    lookup = reverse("judging:document_history_lookup")
+    for bad in ({"topic": topic.pk, "docno": ""}, {"topic": "abc", "docno": "d01"}, {}):
+        assert organiser_client.get(lookup, bad).status_code == 404
     page = organiser_client.get(response.url).content.decode()
     assert page.count("<td>ann</td>") == 2
 

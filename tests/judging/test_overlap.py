@@ -36,6 +36,13 @@ def make_primaries(topics, assessors=ASSESSORS) -> dict[str, str]:
 SIZES = {"1": 40, "2": 40, "3": 25, "4": 10}
 
 
+def drawn_items(entries: pd.DataFrame, spec: OverlapSpec) -> pd.DataFrame:
+    """The items a plan draws for these entries (who judges them aside)."""
+    topics = entries["query_id"].unique()
+    primaries = dict.fromkeys(topics, ASSESSORS[0])
+    return plan_overlap(entries, primaries=primaries, assessors=ASSESSORS, spec=spec).items
+
+
 def make_plan(sizes=SIZES, *, k=2, fraction=0.2, topics=None, seed=1, assessors=ASSESSORS):
     spec = OverlapSpec(k=k, fraction=fraction, topics=topics, seed=seed)
     return plan_overlap(
@@ -109,9 +116,7 @@ def balanced_plan_exists(items, primaries, assessors, k) -> bool:
 def test_overlap_count_is_round_half_up_of_fraction_times_size(size, fraction, expected):
     sizes = overlap.overlap_sizes(make_entries({"1": size}), OverlapSpec(k=2, fraction=fraction))
     assert sizes.n_overlap.tolist() == [expected]
-    items = overlap.select_overlap_items(
-        make_entries({"1": size}), OverlapSpec(k=2, fraction=fraction)
-    )
+    items = drawn_items(make_entries({"1": size}), OverlapSpec(k=2, fraction=fraction))
     assert len(items) == expected
 
 
@@ -139,7 +144,7 @@ def test_whole_topics_are_fully_overlapped_and_others_untouched():
 
 def test_overlap_items_are_spread_through_the_pool_order():
     entries = make_entries({"1": 100, "2": 97})
-    items = overlap.select_overlap_items(entries, OverlapSpec(k=2, fraction=0.1, seed=3))
+    items = drawn_items(entries, OverlapSpec(k=2, fraction=0.1, seed=3))
     for topic, size in (("1", 100), ("2", 97)):
         positions = np.sort(items[items.query_id == topic].primary_position.to_numpy())
         # one item in each of the ten strata of the queue: never bunched at an end
@@ -151,7 +156,7 @@ def test_overlap_items_are_spread_through_the_pool_order():
 
 def test_primary_position_is_the_place_in_the_pool_order():
     entries = make_entries({"1": 30})
-    items = overlap.select_overlap_items(entries, OverlapSpec(k=2, fraction=0.3, seed=5))
+    items = drawn_items(entries, OverlapSpec(k=2, fraction=0.3, seed=5))
     rank = entries.set_index("doc_id").order.rank(method="first").astype(int) - 1
     assert (items.primary_position == items.doc_id.map(rank)).all()
     assert (items.order == items.doc_id.map(entries.set_index("doc_id").order)).all()
@@ -159,8 +164,8 @@ def test_primary_position_is_the_place_in_the_pool_order():
 
 def test_draw_is_a_sample_not_a_fixed_pattern():
     entries = make_entries({"1": 100})
-    first = overlap.select_overlap_items(entries, OverlapSpec(k=2, fraction=0.1, seed=1))
-    second = overlap.select_overlap_items(entries, OverlapSpec(k=2, fraction=0.1, seed=2))
+    first = drawn_items(entries, OverlapSpec(k=2, fraction=0.1, seed=1))
+    second = drawn_items(entries, OverlapSpec(k=2, fraction=0.1, seed=2))
     assert set(first.doc_id) != set(second.doc_id)
 
 
@@ -168,8 +173,7 @@ def test_each_item_is_about_equally_likely_to_be_drawn():
     entries = make_entries({"1": 20})
     draws = 200
     drawn = pd.concat(
-        overlap.select_overlap_items(entries, OverlapSpec(k=2, fraction=0.25, seed=s))
-        for s in range(draws)
+        drawn_items(entries, OverlapSpec(k=2, fraction=0.25, seed=s)) for s in range(draws)
     )
     # strata of 4: each item has probability 1/4 (standard error 0.03 here)
     frequency = drawn.doc_id.value_counts().reindex(entries.doc_id, fill_value=0) / draws
@@ -178,10 +182,8 @@ def test_each_item_is_about_equally_likely_to_be_drawn():
 
 def test_topic_draw_does_not_depend_on_which_other_topics_are_chosen():
     entries = make_entries({"1": 30, "2": 30, "3": 30})
-    alone = overlap.select_overlap_items(
-        entries, OverlapSpec(k=2, fraction=0.2, topics=frozenset({"2"}), seed=4)
-    )
-    together = overlap.select_overlap_items(entries, OverlapSpec(k=2, fraction=0.2, seed=4))
+    alone = drawn_items(entries, OverlapSpec(k=2, fraction=0.2, topics=frozenset({"2"}), seed=4))
+    together = drawn_items(entries, OverlapSpec(k=2, fraction=0.2, seed=4))
     assert set(alone.doc_id) == set(together[together.query_id == "2"].doc_id)
 
 
@@ -333,9 +335,6 @@ def test_plan_is_deterministic_given_the_seed_and_input_order():
     )
     pd.testing.assert_frame_equal(first.assignments, second.assignments)
     pd.testing.assert_frame_equal(first.items, second.items)
-    pd.testing.assert_frame_equal(
-        first.items, overlap.select_overlap_items(make_entries(SIZES), first.spec)
-    )
     other = make_plan(seed=8)
     assert not first.assignments.equals(other.assignments)
 
@@ -419,7 +418,7 @@ def test_an_assessor_listed_twice_is_rejected():
 def test_a_duplicate_pool_entry_is_rejected():
     entries = pd.concat([make_entries({"1": 5})] * 2)
     with pytest.raises(OverlapPlanError, match="pool entry listed twice"):
-        overlap.select_overlap_items(entries, OverlapSpec(k=2))
+        drawn_items(entries, OverlapSpec(k=2))
 
 
 def test_missing_entry_columns_are_rejected():

@@ -305,3 +305,13 @@ def test_assessors_list_names_the_pool_and_leaves_out_retired_pools(
     assert Judgment.objects.filter(docno="d1").exists()
     new_assignment = Assignment.objects.get(pool=rebuilt)
     assert new_assignment.progress() == (1, 2)
+
+
+@pytest.mark.parametrize("seconds", ["abc", "-3", "nan"])
+def test_an_active_time_that_is_not_a_number_of_seconds_is_refused(
+    assessor_client, assignment, seconds
+):
+    response = assessor_client.post(judge_url(assignment, 1), {**RELEVANT, "seconds": seconds})
+    assert response.status_code == 400
+    assert "The active time sent is not a number." in response.content.decode()
+    assert not Judgment.objects.exists()
