@@ -9,7 +9,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1:8000
-PYTEST_ARGS ?=
+# Both cores: each pytest-xdist worker gets its own test database.
+PYTEST_ARGS ?= -n auto
 
 .PHONY: run test test-browser browser-deps lint format bench clean
 
