@@ -7,6 +7,7 @@ the later value wins and every change appends a JudgmentEvent.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,17 @@ from pooling.services import budget_check
 
 # One visit longer than this is a forgotten tab, not work.
 MAX_SECONDS_PER_VISIT = 30 * 60
+
+
+def active_seconds(seconds: Any) -> float:
+    """The time one visit adds to a judgment: 0 for what is not a finite, positive
+    number, and at most MAX_SECONDS_PER_VISIT (the forms and the API reject the
+    rest first; this keeps a bad value out of the store whoever calls)."""
+    try:
+        value = float(seconds or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return min(value, MAX_SECONDS_PER_VISIT) if math.isfinite(value) and value > 0 else 0.0
 
 
 class AssignmentError(ValueError):
@@ -145,7 +157,7 @@ def judgment_record(
     schema = schema or topic.campaign.schema
     rel, cleaned = schema.clean(relevance, aspects)
     new_labels = {"relevance": rel, **cleaned}
-    spent = min(max(float(seconds or 0.0), 0.0), MAX_SECONDS_PER_VISIT)
+    spent = active_seconds(seconds)
     with transaction.atomic():
         judgment = _locked(assessor, topic, docno)
         if judgment is None:

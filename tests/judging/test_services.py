@@ -252,3 +252,23 @@ def test_concurrent_first_submissions_make_one_row_and_keep_a_value():
     assert log[-1].new["relevance"] == judgment.relevance
     for before, after in itertools.pairwise(log):
         assert after.old == before.new
+
+
+@pytest.mark.parametrize(
+    ("sent", "stored"),
+    [
+        ("nan", 0.0),
+        ("inf", 0.0),
+        ("-inf", 0.0),
+        (-4, 0.0),
+        (1e308, 1800.0),
+        ("x", 0.0),
+        (12.5, 12.5),
+    ],
+)
+def test_a_visits_time_is_a_finite_positive_number_of_seconds(assignment, sent, stored):
+    judgment = services.judgment_submit(
+        assignment=assignment, docno="d1", relevance=0, aspects={}, seconds=sent
+    )
+    assert judgment.seconds == stored
+    assert JudgmentEvent.objects.get().seconds == stored
