@@ -15,7 +15,7 @@ urlpatterns = [
         name="api-assignment-judgments",
     ),
     path(
-        "assignments/<int:assignment_id>/judgments/<str:docno>/",
+        "assignments/<int:assignment_id>/judgments/<path:docno>/",
         api.JudgmentView.as_view(),
         name="api-judgment",
     ),

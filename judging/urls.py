@@ -22,13 +22,13 @@ urlpatterns = [
         name="pool_adjudication",
     ),
     path(
-        "pools/<int:pool_id>/adjudicate/<int:topic_id>/<str:docno>/",
+        "pools/<int:pool_id>/adjudicate/<int:topic_id>/<path:docno>/",
         organiser_views.adjudicate,
         name="adjudicate",
     ),
     path("history/", organiser_views.document_history_lookup, name="document_history_lookup"),
     path(
-        "history/<int:topic_id>/<str:docno>/",
+        "history/<int:topic_id>/<path:docno>/",
         organiser_views.document_history,
         name="document_history",
     ),

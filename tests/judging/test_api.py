@@ -191,3 +191,18 @@ def test_judgment_endpoints_are_in_the_schema(organiser_client):
     )
     assert "/api/assignments/{assignment_id}/judgments/{docno}/" in schema["paths"]
     assert "/api/pools/{pool_id}/judgments/" in schema["paths"]
+
+
+def test_a_docno_with_a_slash_is_judged_over_the_api(assessor):
+    campaign = make_campaign("dois", topics=("1",))
+    pool = make_pool(campaign, {"1": ["10.1371/journal.pone.0001"]})
+    [assignment] = services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    )
+    response = api_for(assessor).put(
+        f"/api/assignments/{assignment.pk}/judgments/10.1371/journal.pone.0001/",
+        RELEVANT,
+        format="json",
+    )
+    assert response.status_code == 200
+    assert Judgment.objects.get().docno == "10.1371/journal.pone.0001"

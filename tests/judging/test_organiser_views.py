@@ -252,3 +252,34 @@ def test_history_of_a_docno_the_campaign_never_saw_is_404(organiser_client, pool
     assert _history(organiser_client, topic, "loaded-only").status_code == 200
     make_pool(pool.campaign, {"1": ["pooled-only"]}, name="other")
     assert _history(organiser_client, topic, "pooled-only").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "docno",
+    ["10.1371/journal.pone.0001", "http://example.org/a b?c=1#d", "x/", "100%", "ünï/code"],
+)
+def test_every_docno_works_in_history_and_adjudication_urls(organiser_client, docno):
+    ann, ben = make_user("ann"), make_user("ben")
+    campaign = make_campaign(topics=("1",))
+    pool = make_pool(campaign, {"1": [docno]})
+    topic = campaign.topics.get()
+    services.assignments_create(pool=pool, topics=[topic], assessors=[ann])
+    for user, relevance in ((ann, 0), (ben, 2)):
+        services.judgment_record(
+            assessor=user,
+            topic=topic,
+            docno=docno,
+            relevance=relevance,
+            aspects=RELEVANT if relevance else {},
+        )
+    queue = organiser_client.get(reverse("judging:pool_adjudication", args=[pool.pk]))
+    assert queue.status_code == 200
+    url = reverse("judging:adjudicate", args=[pool.pk, topic.pk, docno])
+    assert url in queue.content.decode().replace("&amp;", "&")
+    assert organiser_client.get(url).status_code == 200
+    response = organiser_client.post(url, {"relevance": "0", "reason": "off topic"})
+    assert response.status_code == 302
+    assert Adjudication.objects.get().docno == docno
+    history = organiser_client.get(reverse("judging:document_history", args=[topic.pk, docno]))
+    assert history.status_code == 200
+    assert "off topic" in history.content.decode()
