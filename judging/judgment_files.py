@@ -27,10 +27,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pooling.file_input import NUL_PROBLEM, holds_nul
+from pooling.id_limits import MAX_DOCNO, length_problem
 from pooling.label_schema import NOT_ASKED, NOT_JUDGED, LabelError, LabelSchema, Question
 from pooling.problems import ProblemLog
 
 # The LABELS file's header; eff and cred hold the schema's first and second aspects.
+# Django's username field.
+MAX_ASSESSOR_NAME = 150
 LABELS_HEADER = ("assessor", "topic", "docno", "rel", "eff", "cred")
 LABELS_ASPECT_COLUMNS = LABELS_HEADER[4:]
 # What a LABELS cell holds where the assessor gave no label.
@@ -75,6 +79,15 @@ class _Checker:
             problems.append(f"topic {topic!r} is not a topic of this campaign")
         if not docno or any(c.isspace() for c in docno):
             problems.append(f"docno {docno!r} is empty or contains whitespace")
+        problems += [
+            problem
+            for problem in (
+                length_problem("docno", docno, MAX_DOCNO),
+                length_problem("assessor name", assessor, MAX_ASSESSOR_NAME),
+                f"a field {NUL_PROBLEM}" if holds_nul(assessor, docno) else None,
+            )
+            if problem
+        ]
         try:
             relevance, cleaned = self.schema.clean(rel, aspects, allow_not_judged=True)
         except LabelError as error:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Coalesce
 
+from pooling.id_limits import MAX_DOCNO
 from pooling.models import Pool, PoolEntry, Topic
 
 
@@ -163,7 +164,7 @@ class Judgment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
     )
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
-    docno = models.CharField(max_length=200)
+    docno = models.CharField(max_length=MAX_DOCNO)
     relevance = models.SmallIntegerField()
     aspects = models.JSONField(default=dict)
     seconds = models.FloatField(default=0.0, help_text="Active time spent, summed over visits.")
@@ -199,7 +200,7 @@ class JudgmentEvent(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgment_events"
     )
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
-    docno = models.CharField(max_length=200)
+    docno = models.CharField(max_length=MAX_DOCNO)
     action = models.CharField(max_length=10, choices=ACTIONS)
     old = models.JSONField(null=True)
     new = models.JSONField(null=True)
@@ -251,7 +252,7 @@ class Adjudication(models.Model):
     """The final label of a (topic, docno) that assessors disagree on."""
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="adjudications")
-    docno = models.CharField(max_length=200)
+    docno = models.CharField(max_length=MAX_DOCNO)
     relevance = models.SmallIntegerField()
     aspects = models.JSONField(default=dict)
     reason = models.TextField(blank=True)

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from pooling.file_input import BOM, json_object, strip_bom, tsv_rows
+from pooling.file_input import BOM, NUL_PROBLEM, holds_nul, json_object, strip_bom, tsv_rows
+from pooling.id_limits import MAX_DOCNO, MAX_URL, length_problem
 from pooling.problems import ProblemLog
 
 
@@ -64,8 +65,17 @@ def iter_documents(
     count = 0
     for record in readers[format](_decoded_lines(stream, log), log):
         count += 1
+        if holds_nul(record.docno, record.title, record.text, record.url):
+            log.add(record.line, f"document {NUL_PROBLEM}")
+            continue
         if not record.docno:
             log.add(record.line, "document has no docno")
+            continue
+        too_long = length_problem("docno", record.docno, MAX_DOCNO) or length_problem(
+            "url", record.url, MAX_URL
+        )
+        if too_long:
+            log.add(record.line, too_long)
             continue
         if any(c.isspace() for c in record.docno):
             log.add(record.line, f"docno {record.docno!r} contains whitespace")
@@ -157,21 +167,61 @@ def _documents_sgml(lines: Iterable[tuple[int, str]], log: ProblemLog) -> Iterat
         log.add(start, "<DOC> without a closing </DOC>")
 
 
+# A tag, opening or closing, with its attributes. `[^<>]*` stops at the next
+# `<`, so a scan from one `<` never runs past the next: the reader is linear
+# in its input however many unclosed tags it holds.
+_SGML_TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
+_ANY_TAG = re.compile(r"<[^<>]*>")
+
+
+@dataclass(frozen=True)
+class _Element:
+    text: str
+    start: int  # of the opening tag
+    end: int  # after the closing tag
+
+
+def _sgml_elements(body: str) -> dict[str, list[_Element]]:
+    """Every element, by upper-case tag name, in order: from each opening tag to the
+    next closing tag of the same name (one scan over the tags)."""
+    elements: dict[str, list[_Element]] = {}
+    open_at: dict[str, tuple[int, int]] = {}
+    for tag in _SGML_TAG.finditer(body):
+        closing, name = tag.group(1), tag.group(2).upper()
+        if not closing:
+            open_at.setdefault(name, (tag.start(), tag.end()))
+        elif name in open_at:
+            start, content = open_at.pop(name)
+            element = _Element(body[content : tag.start()], start, tag.end())
+            elements.setdefault(name, []).append(element)
+    return elements
+
+
 def _sgml_document(body: str, line: int) -> DocumentRecord:
-    def element(tag: str) -> list[str]:
-        return re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", body, re.S | re.I)
+    elements = _sgml_elements(body)
 
     def clean(text: str) -> str:
-        return " ".join(re.sub(r"<[^>]+>", " ", text).split())
+        return " ".join(_ANY_TAG.sub(" ", text).split())
 
-    docnos = element("DOCNO")
-    title = next((clean(t) for tag in _SGML_TITLE_TAGS for t in element(tag) if t.strip()), "")
-    texts = element("TEXT")
-    text = (
-        "\n\n".join(clean(t) for t in texts)
-        if texts
-        else clean(re.sub(r"<DOCNO>.*?</DOCNO>", "", body, flags=re.S | re.I))
+    docnos = [e.text for e in elements.get("DOCNO", [])]
+    title = next(
+        (
+            clean(e.text)
+            for tag in _SGML_TITLE_TAGS
+            for e in elements.get(tag, [])
+            if e.text.strip()
+        ),
+        "",
     )
+    texts = [e.text for e in elements.get("TEXT", [])]
+    if texts:
+        text = "\n\n".join(clean(t) for t in texts)
+    else:  # the whole body but its DOCNO elements
+        kept, position = [], 0
+        for element in elements.get("DOCNO", []):
+            kept.append(body[position : element.start])
+            position = element.end
+        text = clean(" ".join([*kept, body[position:]]))
     return DocumentRecord(
         docno=docnos[0].strip() if docnos else "", title=title, text=text, line=line
     )

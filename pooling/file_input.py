@@ -49,6 +49,22 @@ def utf8_problem(data: bytes, log: ProblemLog) -> bool:
     return False
 
 
+NUL_PROBLEM = "contains a NUL character (\\0), which no text field may hold"
+
+
+def holds_nul(*values: object) -> bool:
+    """Whether any text among `values` (nested in lists and dicts too) holds a NUL,
+    which databases refuse in text (PostgreSQL) and no TREC file means to carry."""
+    for value in values:
+        if isinstance(value, str) and "\x00" in value:
+            return True
+        if isinstance(value, dict) and holds_nul(*value.keys(), *value.values()):
+            return True
+        if isinstance(value, list | tuple) and holds_nul(*value):
+            return True
+    return False
+
+
 def map_in_threads[T, R](function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
     """`map` over one thread per core, results in order as they come.
 
@@ -60,11 +76,28 @@ def map_in_threads[T, R](function: Callable[[T], R], items: Iterable[T]) -> Iter
         yield from executor.map(function, items)
 
 
+class JSONProblem(ValueError):
+    """Text that is not JSON the workbench reads; the message says why."""
+
+
+def parse_json(text: str | bytes) -> Any:
+    """json.loads with every way it can fail as one JSONProblem: a syntax error (with
+    its column), an integer too long to convert, or nesting too deep to recurse."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise JSONProblem(f"not valid JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        raise JSONProblem("not valid JSON: nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise JSONProblem(f"not valid JSON: {error}") from None
+
+
 def json_object(raw: str, line: int, log: ProblemLog) -> dict[str, Any] | None:
     try:
-        record = json.loads(raw)
-    except json.JSONDecodeError as error:
-        log.add(line, f"not valid JSON: {error.msg} at column {error.colno}")
+        record = parse_json(raw)
+    except JSONProblem as error:
+        log.add(line, str(error))
         return None
     if not isinstance(record, dict):
         log.add(line, "expected a JSON object")

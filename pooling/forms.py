@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.forms.boundfield import BoundWidget
 
 from pooling.document_files import DOCUMENT_FORMATS
+from pooling.file_input import JSONProblem, parse_json
 from pooling.label_schema import (
     DEFAULT_PRESET,
     SCHEMA_PRESETS,
@@ -86,9 +87,9 @@ class CampaignForm(forms.ModelForm):
             self.add_error("custom_schema", "Paste a schema, or choose a preset.")
             return None
         try:
-            schema = json.loads(text)
-        except ValueError as error:
-            self.add_error("custom_schema", f"This is not valid JSON: {error}.")
+            schema = parse_json(text)
+        except JSONProblem as error:
+            self.add_error("custom_schema", f"This is {error}.")
             return None
         problems = schema_problems(schema)
         if problems:

@@ -15,11 +15,12 @@ NOT_ASKED (-1), the Decision track's "not judged because not relevant".
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pooling.file_input import JSONProblem, parse_json
 
 NOT_ASKED = -1
 # The Decision track's code for an aspect that should have been judged and was
@@ -375,11 +376,11 @@ def load_schema(spec: str) -> LabelSchema:
         presets = ", ".join(sorted(SCHEMA_PRESETS))
         raise LabelSchemaError(f"unknown schema {spec!r}: a preset ({presets}) or a JSON file")
     try:
-        data = json.loads(path.read_bytes())
+        data = parse_json(path.read_bytes())
     except OSError as error:
         raise LabelSchemaError(f"{spec}: cannot read ({error.strerror})") from None
-    except ValueError as error:
-        raise LabelSchemaError(f"{spec}: not JSON ({error})") from None
+    except JSONProblem as error:
+        raise LabelSchemaError(f"{spec}: {error}") from None
     try:
         return LabelSchema.parse(data)
     except LabelSchemaError as error:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from pooling.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, MAX_URL
 from pooling.label_schema import (
     SCHEMA_PRESETS,
     LabelSchema,
@@ -63,7 +64,7 @@ class Campaign(models.Model):
 class Topic(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
     # A string: "1", "301" and "covid-12" are all topic ids; never cast to int.
-    topic_id = models.CharField(max_length=100)
+    topic_id = models.CharField(max_length=MAX_TOPIC_ID)
     title = models.TextField(blank=True)
     description = models.TextField(blank=True)
     narrative = models.TextField(blank=True)
@@ -93,10 +94,10 @@ class Topic(models.Model):
 
 class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
-    docno = models.CharField(max_length=200)
+    docno = models.CharField(max_length=MAX_DOCNO)
     title = models.TextField(blank=True)
     text = models.TextField(blank=True)
-    url = models.CharField(max_length=2000, blank=True)
+    url = models.CharField(max_length=MAX_URL, blank=True)
 
     class Meta:
         ordering = ["campaign", "docno"]
@@ -114,7 +115,7 @@ def _run_upload_path(run: Run, filename: str) -> str:
 
 class Run(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
-    tag = models.CharField(max_length=200)
+    tag = models.CharField(max_length=MAX_RUN_TAG)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -195,7 +196,7 @@ class PoolEntry(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
     # A string, not a Document key: a pool may be built before its documents
     # are loaded (and then used to load only those documents).
-    docno = models.CharField(max_length=200)
+    docno = models.CharField(max_length=MAX_DOCNO)
     best_rank = models.PositiveIntegerField()
     n_runs = models.PositiveIntegerField()
     stratum = models.PositiveSmallIntegerField(

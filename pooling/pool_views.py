@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -23,6 +23,7 @@ from pooling.forms import PoolSpecForm
 from pooling.models import Campaign, Pool
 from pooling.spec import PRESETS, PoolSpec
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
+from workbench.http import streamed_attachment
 from workbench.roles import organiser_required
 
 
@@ -218,9 +219,7 @@ def pool_export(request: HttpRequest, slug: str, pool_id: int, kind: str) -> Htt
     name = (
         f"{pool.campaign.slug}-pool-{pool.pk}{suffix}-{'entries' if kind == 'tsv' else 'order'}.tsv"
     )
-    response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return streamed_attachment(lines, name, "text/tab-separated-values; charset=utf-8")
 
 
 @organiser_required

@@ -257,11 +257,14 @@ def documents_import(
                 )
             )
             if len(batch) >= batch_size:
-                created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
+                # Once the file has a problem nothing of it will stay: read on to
+                # report every problem, but write no more.
+                if log.ok:
+                    created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
                 batch = []
-        created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
         if not log.ok:
             raise InputError.from_log(log)
+        created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
     skipped = 0 if only is None else max(0, len(only) - read)
     return ImportResult(created=created, updated=updated, skipped=skipped)
 

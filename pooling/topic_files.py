@@ -10,7 +10,9 @@ from xml.parsers import expat
 
 from pooling.file_input import (
     BOM,
+    NUL_PROBLEM,
     Source,
+    holds_nul,
     json_object,
     read_source,
     source_name,
@@ -18,6 +20,7 @@ from pooling.file_input import (
     tsv_rows,
     utf8_problem,
 )
+from pooling.id_limits import MAX_TOPIC_ID, length_problem
 from pooling.problems import ProblemLog
 
 
@@ -87,6 +90,13 @@ def read_topics(
     topics = readers[fmt](text, log)
     seen: dict[str, int] = {}
     for topic in topics:
+        if holds_nul(topic.topic_id, topic.title, topic.description, topic.narrative, topic.extra):
+            log.add(topic.line, f"topic {NUL_PROBLEM}")
+            continue
+        too_long = length_problem("topic id", topic.topic_id, MAX_TOPIC_ID)
+        if too_long:
+            log.add(topic.line, too_long)
+            continue
         if not topic.topic_id:
             log.add(topic.line, "topic has no id")
         elif topic.topic_id in seen:

@@ -253,3 +253,22 @@ def test_an_import_that_cannot_make_its_pool_stores_nothing(tmp_path: Path):
     assert not Judgment.objects.exists()
     assert not User.objects.filter(username="nist").exists()
     assert list(Pool.objects.values_list("name", flat=True)) == ["taken"]
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("nist\t1\t" + "d" * 501 + "\t0\t\t\n", "j.tsv:2: docno of 501 characters"),
+        ("n" * 151 + "\t1\td1\t0\t\t\n", "j.tsv:2: assessor name of 151 characters"),
+        ("nist\t1\td\x001\t0\t\t\n", "j.tsv:2: a field contains a NUL character"),
+    ],
+)
+def test_judgment_files_with_ids_too_long_or_nul_are_rejected(line, problem):
+    from judging.judgment_files import read_judgments_tsv
+    from pooling.label_schema import LabelSchema
+
+    data = ("assessor\ttopic\tdocno\trel\teff\tcred\n" + line).encode()
+    _, log = read_judgments_tsv(
+        data, name="j.tsv", schema=LabelSchema.default(), known_topics={"1"}, known_assessors=None
+    )
+    assert any(str(p).startswith(problem) for p in log.sorted()), log.summary_lines()

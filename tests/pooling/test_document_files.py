@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 
@@ -114,3 +115,58 @@ def test_document_format_is_detected():
     assert document_files.detect_document_format("c", b"  <DOC>\n") == "sgml"
     assert document_files.detect_document_format("c", b'{"docno"') == "jsonl"
     assert document_files.detect_document_format("collection.tsv", b"1\tx") == "tsv"
+
+
+@pytest.mark.parametrize(
+    ("data", "fmt", "problem"),
+    [
+        (
+            b'{"docno": "d1", "text": "a\\u0000b"}\n',
+            "jsonl",
+            "docs:1: document contains a NUL character",
+        ),
+        (b"d1\tti\x00tle\ttext\n", "tsv", "docs:1: document contains a NUL character"),
+        (
+            b"<DOC>\n<DOCNO>d1</DOCNO>\n<TEXT>x\x00y</TEXT>\n</DOC>\n",
+            "sgml",
+            "docs:1: document contains a NUL character",
+        ),
+        (
+            b'{"docno": "' + b"d" * 501 + b'", "text": "t"}\n',
+            "jsonl",
+            "docs:1: docno of 501 characters",
+        ),
+        (
+            b'{"docno": "d1", "text": "t", "url": "http://x/' + b"a" * 2000 + b'"}\n',
+            "jsonl",
+            "docs:1: url of 2,009 characters",
+        ),
+        (b'{"docno": "d1", "n": ' + b"7" * 5000 + b"}\n", "jsonl", "docs:1: not valid JSON: "),
+        (b'{"docno": ' + b"[" * 100_000 + b"}\n", "jsonl", "docs:1: not valid JSON: "),
+    ],
+)
+def test_hostile_documents_are_problems_with_their_line(data, fmt, problem):
+    _, problems = read_documents(data, fmt)
+    assert any(f"docs:{line}: {reason}".startswith(problem) for line, reason in problems), problems
+
+
+def test_a_docno_of_500_characters_is_a_real_id():
+    docs, problems = read_documents(b'{"docno": "' + b"d" * 500 + b'", "text": "t"}\n', "jsonl")
+    assert (problems, len(docs[0].docno)) == ([], 500)
+
+
+ADVERSARIAL_SGML = [
+    b"<DOC>\n<DOCNO>d1</DOCNO>\n" + b"<TITLE " * 150_000 + b"\n</DOC>\n",
+    b"<DOC>\n<DOCNO>d1</DOCNO>\n<TEXT>" + b"<a" * 500_000 + b"</TEXT>\n</DOC>\n",
+    b"<DOC>\n" + b"<DOCNO>" * 150_000 + b"\n</DOC>\n",
+    b"<DOC>\n<DOCNO>d1</DOCNO>\n" + b"<TITLE>x" * 130_000 + b"\n</DOC>\n",
+]
+
+
+@pytest.mark.parametrize("data", ADVERSARIAL_SGML, ids=["title", "lt", "docno", "unclosed"])
+def test_the_sgml_reader_is_linear_on_a_megabyte_of_adversarial_tags(data):
+    """A quadratic tag pattern kept a worker busy for two minutes on 630 KiB."""
+    assert len(data) >= 1_000_000
+    started = time.process_time()
+    read_documents(data, "sgml")
+    assert time.process_time() - started < 1.0

@@ -232,7 +232,7 @@ def test_load_schema_errors_name_the_presets_or_the_file(tmp_path):
         load_schema("nope")
     not_json = tmp_path / "bad.json"
     not_json.write_text("{")
-    with pytest.raises(LabelSchemaError, match=f"{not_json}: not JSON"):
+    with pytest.raises(LabelSchemaError, match=f"{not_json}: not valid JSON: Expecting"):
         load_schema(str(not_json))
     invalid = tmp_path / "invalid.json"
     invalid.write_text(json.dumps({"relevance": {"grades": []}}))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from pooling import topic_files
@@ -129,3 +131,29 @@ def test_topic_format_is_detected_from_name_and_content():
 def test_unknown_topic_format_is_an_error():
     with pytest.raises(ValueError, match="unknown topic format 'csv'"):
         topic_files.read_topics(b"1,a\n", name="t.csv", format="csv")
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "problem"),
+    [
+        (b"1\tti\x00tle\n", "t.tsv", "t.tsv:1: topic contains a NUL character"),
+        (b'{"id": "1", "title": "a\\u0000"}\n', "t.jsonl", "t.jsonl:1: topic contains a NUL"),
+        (b"x" * 201 + b"\ttitle\n", "t.tsv", "t.tsv:1: topic id of 201 characters"),
+        (b'{"id": ' + b"9" * 5000 + b"}\n", "t.jsonl", "t.jsonl:1: not valid JSON: Exceeds"),
+        (b"[" * 100_000 + b"\n", "t.jsonl", "t.jsonl:1: not valid JSON: nested too deeply"),
+    ],
+)
+def test_hostile_topics_are_problems_with_their_line(data, name, problem):
+    _, log = topic_files.read_topics(data, name=name)
+    assert any(str(p).startswith(problem) for p in log.sorted()), log.summary_lines()
+
+
+def test_the_topic_readers_are_linear_on_a_megabyte_of_adversarial_tags():
+    for data, name in (
+        (b"<top>" * 220_000, "t.sgml"),
+        (b"<top>\n<num> 1\n" + b"<a" * 500_000 + b"\n</top>\n", "t.sgml"),
+        (b"<topics>" + b"<topic>" * 150_000, "t.xml"),
+    ):
+        started = time.process_time()
+        topic_files.read_topics(data, name=name)
+        assert time.process_time() - started < 1.0, name

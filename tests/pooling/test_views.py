@@ -585,3 +585,22 @@ def test_runs_of_another_campaign_are_404(organiser_client):
     url = reverse("pooling:run_delete", args=["trec-x", run.pk])
     assert organiser_client.post(url).status_code == 404
     assert Run.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("docs.jsonl", b'{"docno": "d1", "text": "a\\u0000b"}\n'),
+        ("docs.sgml", bytes(range(256)) * 40),
+        ("docs.jsonl", b'{"docno": "' + b"d" * 600 + b'"}\n'),
+    ],
+)
+def test_hostile_document_files_are_a_400_and_store_nothing(organiser_client, name, data):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:documents_upload", args=[campaign.slug]),
+        {"file": SimpleUploadedFile(name, data)},
+    )
+    assert response.status_code == 400
+    assert "Rejected: nothing was stored." in response.content.decode()
+    assert not Document.objects.exists()

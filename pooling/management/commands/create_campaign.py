@@ -1,4 +1,3 @@
-import json
 from pathlib import Path
 from typing import Any
 
@@ -6,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
+from pooling.file_input import JSONProblem, parse_json
 from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 from workbench.commands import WorkbenchCommand
 
@@ -56,6 +56,8 @@ class Command(WorkbenchCommand):
 
 def _read_schema(path: Path) -> Any:
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as error:
+        return parse_json(path.read_bytes())
+    except OSError as error:
+        raise CommandError(f"{path}: cannot read ({error.strerror})") from None
+    except JSONProblem as error:
         raise CommandError(f"{path}: {error}") from None

@@ -1,0 +1,98 @@
+"""Whatever goes wrong, the API answers JSON, and hostile bodies are a 4xx."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import OperationalError
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from judging import services
+from judging.models import Judgment
+from tests.helpers import make_campaign, make_pool
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api_and_assignment(assessor):
+    campaign = make_campaign(topics=("1",))
+    pool = make_pool(campaign, {"1": ["d1"]})
+    [assignment] = services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=assessor).key}")
+    return client, assignment
+
+
+def test_a_body_nested_too_deeply_is_a_400(api_and_assignment):
+    client, assignment = api_and_assignment
+    body = '{"relevance": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    response = client.put(
+        f"/api/assignments/{assignment.pk}/judgments/d1/", body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"detail": "JSON parse error - nested too deeply"}
+    assert not Judgment.objects.exists()
+
+
+def test_an_integer_too_long_to_convert_is_a_400(api_and_assignment):
+    client, assignment = api_and_assignment
+    body = '{"relevance": ' + "1" * 5000 + "}"
+    response = client.put(
+        f"/api/assignments/{assignment.pk}/judgments/d1/", body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "JSON parse error" in response.json()["detail"]
+
+
+def test_a_database_that_cannot_answer_is_a_503_in_json(api_and_assignment, monkeypatch):
+    client, assignment = api_and_assignment
+
+    def locked(**kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(services, "judgment_submit", locked)
+    response = client.put(
+        f"/api/assignments/{assignment.pk}/judgments/d1/",
+        {"relevance": 0},
+        format="json",
+    )
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.json() == {"detail": "The database could not answer; try again in a moment."}
+
+
+def test_an_unexpected_api_error_is_a_500_in_json(api_and_assignment, monkeypatch):
+    client, assignment = api_and_assignment
+    client.raise_request_exception = False
+
+    def broken(**kwargs):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(services, "judgment_submit", broken)
+    response = client.put(
+        f"/api/assignments/{assignment.pk}/judgments/d1/", {"relevance": 0}, format="json"
+    )
+    assert response.status_code == 500
+    assert response.json() == {"detail": "Server error."}
+    assert response["Content-Type"] == "application/json"
+
+
+def test_a_nul_in_a_download_name_is_replaced(organiser_client):
+    from pooling import services as pooling_services
+    from pooling.spec import PoolSpec
+    from tests.helpers import make_run
+
+    campaign = make_campaign()
+    make_run(campaign, "r", {"301": ["d1"]})
+    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    response = organiser_client.get(
+        f"/campaigns/{campaign.slug}/pools/{pool.pk}/export/order/", {"topic": "30\x001\r\n"}
+    )
+    assert response.status_code == 200
+    disposition = response["Content-Disposition"]
+    assert "\x00" not in disposition
+    assert "\r" not in disposition
+    assert disposition.startswith("attachment; filename=")
