@@ -136,8 +136,10 @@ def _depth_counts(
     ranked: RankedRuns, depths: list[int], judged: pd.DataFrame | None
 ) -> pd.DataFrame:
     topics, pool_size, needed = _depth_curves(ranked, judged, max(depths))
-    # Columns of the curves are depths 0..max; keep the asked ones, depth-major.
-    pool_size, needed = pool_size[:, depths].T.ravel(), needed[:, depths].T.ravel()
+    # Columns of the curves are depths 0..the deepest the runs go (any deeper
+    # depth is the same pool); keep the asked ones, depth-major.
+    columns = np.minimum(depths, pool_size.shape[1] - 1)
+    pool_size, needed = pool_size[:, columns].T.ravel(), needed[:, columns].T.ravel()
     return pd.DataFrame(
         {
             "scheme": np.repeat([f"depth {depth}" for depth in depths], len(topics)),
@@ -155,7 +157,12 @@ def _depth_curves(
     ranked: RankedRuns, judged: pd.DataFrame | None, limit: int
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The topics, and pool_size[t, d] and needed[t, d] for each topic t and
-    every depth d in 0..limit: one cumulative histogram of best ranks."""
+    every depth d in 0..limit: one cumulative histogram of best ranks.
+
+    The curves stop at the runs' deepest rank, past which nothing changes, so
+    their memory follows the data, not the depth asked for."""
+    ranked.require_depth(limit)
+    limit = max(min(limit, ranked.deepest_rank), 1)
     documents = pooled_documents(ranked, limit)
     topics = sorted(pc.unique(documents.column("query_id")).to_pylist(), key=topic_sort_key)
     topic_index = pc.index_in(documents.column("query_id"), value_set=pa.array(topics, pa.string()))

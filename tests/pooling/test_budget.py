@@ -296,3 +296,13 @@ def test_pool_cost_counts_sampled_entries_nobody_judged():
     judged = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["b", "b"]})
     assert pool_cost(entries, judged) == 2
     assert pool_cost(entries, None) == 3
+
+
+def test_depths_far_past_the_runs_cost_what_the_runs_hold():
+    """depth=1,000,000 used to allocate a histogram per depth asked: 36 TiB."""
+    runs = random_runs(5, runs=3, topics=2, docs=40, depth=30)
+    ranked = rank_runs(runs, max_depth=10**9)
+    table = whatif(ranked, depths=[10, 30, 1_000_000, 10**9]).totals
+    sizes = dict(zip(table["depth"].astype(int), table["pool_size"], strict=True))
+    assert sizes[1_000_000] == sizes[10**9] == sizes[30]
+    assert fit_depth(ranked, 10**12).depth == ranked.deepest_rank

@@ -379,3 +379,15 @@ def test_a_pool_of_imported_judgments_shows_where_it_came_from(organiser_client,
         services.pool_add_runs(pool=pool, runs=list(campaign.runs.all()))
     with pytest.raises(services.PoolBuildError, match="already has a pool named 'nist'"):
         services.pool_from_judged(campaign=campaign, pairs=pairs, name="nist", source="again")
+
+
+@pytest.mark.parametrize(
+    "fields", [{"depth": "1000000000000"}, {"depth": "4", "strata": "5-1000000000000:0.5"}]
+)
+def test_a_depth_far_past_the_runs_is_costed_from_what_the_runs_hold(
+    organiser_client, campaign, fields
+):
+    url = reverse("pooling:pool_whatif", args=[campaign.slug])
+    page = organiser_client.get(url, {**fields, "seed": "0"}).content.decode()
+    # The runs retrieve 10 distinct (topic, docno) pairs, down to rank 4.
+    assert "This strategy asks for <strong>10</strong> judgments (10 documents pooled)" in page
