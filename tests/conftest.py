@@ -6,7 +6,23 @@ here may require pytest-django unless its plugin is active.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+# Failing examples Hypothesis finds are kept in the repository, so that a case
+# found once (by anyone, or by CI) is tried again in every later run.
+settings.register_profile(
+    "workbench",
+    database=DirectoryBasedExampleDatabase(Path(__file__).parent / "hypothesis-examples"),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+# HYPOTHESIS_PROFILE=long searches harder (before a release, or after changing a reader).
+settings.register_profile("long", parent=settings.get_profile("workbench"), max_examples=3000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "workbench"))
 
 # Hashing a password the production way takes about half a second, and the
 # suite makes hundreds of accounts: tests use a fast hasher (HackSoft's test settings).
