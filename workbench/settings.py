@@ -5,6 +5,7 @@ without them the project runs locally on SQLite under ./data with no set-up.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -25,6 +26,9 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+# Behind one TLS-terminating proxy that sets X-Forwarded-Proto and appends the
+# client's address to X-Forwarded-For (nginx: proxy_add_x_forwarded_for).
+WORKBENCH_BEHIND_TLS_PROXY = _env_bool("WORKBENCH_BEHIND_TLS_PROXY", False)
 
 INSTALLED_APPS = [
     "workbench.admin_site.WorkbenchAdminConfig",
@@ -39,6 +43,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "workbench",
     "pooling",
     "judging",
@@ -54,6 +59,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into workbench.lockout's 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -104,7 +111,26 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Failed logins (login pages, API tokens) are throttled by django-axes, per
+# account and per address: after WORKBENCH_LOGIN_FAILURE_LIMIT failures, that
+# account and that address get 429 until WORKBENCH_LOGIN_COOLOFF_MINUTES have
+# passed since the last failure. Counts live in the database, so every web
+# worker sees them. See workbench/lockout.py.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("WORKBENCH_LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("WORKBENCH_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = "workbench.lockout.lockout_parameters"
+AXES_CLIENT_IP_CALLABLE = "workbench.lockout.client_address"
+AXES_LOCKOUT_CALLABLE = "workbench.lockout.lockout_response"
+# No row per successful login: we throttle failures, we do not audit logins.
+AXES_DISABLE_ACCESS_LOG = True
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -137,7 +163,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "workbench.lockout.LockoutTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
