@@ -26,9 +26,27 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+# HTTPS. With DEBUG off every default below is the safe one (`manage.py check
+# --deploy` passes); with DEBUG on they stay off so runserver works over http.
 # Behind one TLS-terminating proxy that sets X-Forwarded-Proto and appends the
-# client's address to X-Forwarded-For (nginx: proxy_add_x_forwarded_for).
+# client's address to X-Forwarded-For (nginx: proxy_set_header X-Forwarded-Proto
+# $scheme; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for), set
+# WORKBENCH_BEHIND_TLS_PROXY=true: without it the SSL redirect would loop.
+# Never set it when clients reach gunicorn directly: they could claim https.
 WORKBENCH_BEHIND_TLS_PROXY = _env_bool("WORKBENCH_BEHIND_TLS_PROXY", False)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if WORKBENCH_BEHIND_TLS_PROXY else None
+)
+SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+# Preloading asks browsers' built-in lists to require HTTPS for the whole domain,
+# which is hard to undo: the domain's owner opts in with SECURE_HSTS_PRELOAD=true.
+SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 
 INSTALLED_APPS = [
     "workbench.admin_site.WorkbenchAdminConfig",
