@@ -197,6 +197,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Upload runs, judge documents, fetch qrels and scores.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema for logged-in users only (urls.py sends people to log in for the docs).
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Swagger UI and Redoc from our static files, never from a CDN: /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
