@@ -104,6 +104,8 @@ class CampaignRunsView(APIView):
                 component_name="RunsStored",
                 serializers=[RunSerializer(many=True), PartlyStoredSerializer],
                 resource_type_field_name=None,
+                # drf-spectacular's way to keep the sub-serializer's many=True.
+                many=False,
             ),
             400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
         },

@@ -22,6 +22,8 @@ class QrelsFormatsView(APIView):
     permission_classes = [IsAuthenticated, IsOrganiser]
 
     @extend_schema(
+        # Not pools_qrels_retrieve, which QrelsView's operation is called too.
+        operation_id="pools_qrels_formats",
         responses={
             200: OpenApiResponse(
                 description="[{name, file, description, available, unavailable, "

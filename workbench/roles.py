@@ -34,6 +34,21 @@ def assessor_accounts() -> QuerySet[Any]:
     )
 
 
+def accounts_managed_by(actor: Any) -> QuerySet[Any]:
+    """Accounts the actor may edit, deactivate and set passwords of in the admin.
+
+    A superuser: every account. Another organiser (group or staff): assessor
+    accounts only, never their own, another organiser's, staff or a superuser's.
+    Anyone else: none.
+    """
+    users = get_user_model().objects
+    if not is_organiser(actor):
+        return users.none()
+    if actor.is_superuser:
+        return users.all()
+    return assessor_accounts()
+
+
 def may_manage_token(actor: Any, owner: Any) -> bool:
     """Everyone manages their own API token; organisers also assessors', never an organiser's."""
     if not actor.is_authenticated or not actor.is_active:

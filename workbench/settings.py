@@ -5,9 +5,11 @@ without them the project runs locally on SQLite under ./data with no set-up.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("WORKBENCH_DATA_DIR", BASE_DIR / "data"))
@@ -26,6 +28,44 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
+# HTTPS. With DEBUG off every default below is the safe one (`manage.py check
+# --deploy` passes); with DEBUG on they stay off so runserver works over http.
+# Behind one TLS-terminating proxy that sets X-Forwarded-Proto and appends the
+# client's address to X-Forwarded-For (nginx: proxy_set_header X-Forwarded-Proto
+# $scheme; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for), set
+# WORKBENCH_BEHIND_TLS_PROXY=true: without it the SSL redirect would loop.
+# Never set it when clients reach gunicorn directly: they could claim https.
+WORKBENCH_BEHIND_TLS_PROXY = _env_bool("WORKBENCH_BEHIND_TLS_PROXY", False)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if WORKBENCH_BEHIND_TLS_PROXY else None
+)
+SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+# Preloading asks browsers' built-in lists to require HTTPS for the whole domain,
+# which is hard to undo: the domain's owner opts in with SECURE_HSTS_PRELOAD=true.
+SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+
+# Every page: scripts, styles, images, fonts and requests from our own origin
+# only (nothing comes from a CDN), in development too so that what breaks
+# breaks early. Inline <script> and <style> run only with the response's nonce
+# (templates: nonce="{{ csp_nonce }}"); inline event handlers and style
+# attributes never do, so templates have none (tests/workbench/test_csp.py).
+# data: images are Swagger UI's icons and our empty favicon.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
 INSTALLED_APPS = [
     "workbench.admin_site.WorkbenchAdminConfig",
     "django.contrib.auth",
@@ -39,6 +79,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "workbench",
     "pooling",
     "judging",
@@ -47,6 +88,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -54,6 +96,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into workbench.lockout's 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -74,6 +118,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
                 "workbench.roles.roles_context",
             ],
         },
@@ -104,7 +149,26 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Failed logins (login pages, API tokens) are throttled by django-axes, per
+# account and per address: after WORKBENCH_LOGIN_FAILURE_LIMIT failures, that
+# account and that address get 429 until WORKBENCH_LOGIN_COOLOFF_MINUTES have
+# passed since the last failure. Counts live in the database, so every web
+# worker sees them. See workbench/lockout.py.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("WORKBENCH_LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("WORKBENCH_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = "workbench.lockout.lockout_parameters"
+AXES_CLIENT_IP_CALLABLE = "workbench.lockout.client_address"
+AXES_LOCKOUT_CALLABLE = "workbench.lockout.lockout_response"
+# No row per successful login: we throttle failures, we do not audit logins.
+AXES_DISABLE_ACCESS_LOG = True
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -137,7 +201,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "workbench.lockout.LockoutTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -154,6 +218,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Upload runs, judge documents, fetch qrels and scores.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema for logged-in users only (urls.py sends people to log in for the docs).
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Swagger UI and Redoc from our static files, never from a CDN: /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

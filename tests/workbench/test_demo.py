@@ -7,6 +7,7 @@ import io
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.test import RequestFactory
 
 from judging.models import Assignment, OverlapItem
 from pooling.models import Campaign, Document, PoolEntry, Run, Topic
@@ -43,11 +44,15 @@ def test_load_demo_builds_the_campaign_and_prints_logins():
     assert len(runs) == 8
     assert {r.depth for r in runs} == {100}
     assert {r.topic_count for r in runs} == {5}
+    # The login lockout counts failures per request: authenticate as the login page does.
+    login = RequestFactory().post("/accounts/login/")
     for username, password in DEMO_USERS.items():
         assert f"{username:<10} password: {password}" in out.getvalue()
-        assert authenticate(username=username, password=password) is not None
-    assert is_organiser(authenticate(username="organiser", password=DEMO_USERS["organiser"]))
-    assert not is_organiser(authenticate(username="assessor1", password=DEMO_USERS["assessor1"]))
+        assert authenticate(login, username=username, password=password) is not None
+    organiser = authenticate(login, username="organiser", password=DEMO_USERS["organiser"])
+    assessor = authenticate(login, username="assessor1", password=DEMO_USERS["assessor1"])
+    assert is_organiser(organiser)
+    assert not is_organiser(assessor)
 
 
 def test_load_demo_twice_changes_nothing():

@@ -96,8 +96,8 @@ def test_the_checker_finds_external_urls():
     assert "/static/ok.png" in loaded_urls(page)
 
 
-def test_api_docs_load_swagger_ui_from_our_static_files(client):
-    response = client.get(reverse("api-docs"))
+def test_api_docs_load_swagger_ui_from_our_static_files(assessor_client):
+    response = assessor_client.get(reverse("api-docs"))
     assert response.status_code == 200
     urls = assert_all_local(response.content.decode(), "/api/docs/")
     static = [url for url in urls if url.startswith(settings.STATIC_URL)]
@@ -107,9 +107,9 @@ def test_api_docs_load_swagger_ui_from_our_static_files(client):
         assert finders.find(url.removeprefix(settings.STATIC_URL)), f"{url} is not served"
 
 
-def test_api_docs_show_no_validator_badge(client):
+def test_api_docs_show_no_validator_badge(assessor_client):
     # Swagger UI's validator badge is an image from validator.swagger.io.
-    page = client.get(reverse("api-docs")).content.decode()
+    page = assessor_client.get(reverse("api-docs")).content.decode()
     assert '"validatorUrl": null' in page
 
 

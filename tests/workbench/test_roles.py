@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser, User
 
 from tests.helpers import make_user
-from workbench.roles import assessor_accounts, may_manage_token
+from workbench.roles import accounts_managed_by, assessor_accounts, may_manage_token
 
 pytestmark = pytest.mark.django_db
 
@@ -44,3 +44,15 @@ def test_assessors_and_anonymous_users_manage_no_one_elses_token(assessor, asses
 def test_inactive_users_manage_nothing(assessor):
     assessor.is_active = False
     assert not may_manage_token(assessor, assessor)
+
+
+def test_organisers_manage_assessor_accounts_and_superusers_every_account(organiser, assessor):
+    other_organiser = make_user("oscar", organiser=True)
+    staff = User.objects.create_user("sam", is_staff=True)
+    root = User.objects.create_superuser("root")
+    everyone = {organiser, assessor, other_organiser, staff, root}
+    assert set(accounts_managed_by(organiser)) == {assessor}
+    assert set(accounts_managed_by(staff)) == {assessor}
+    assert set(accounts_managed_by(root)) == everyone
+    assert not accounts_managed_by(assessor).exists()
+    assert not accounts_managed_by(AnonymousUser()).exists()
