@@ -26,7 +26,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py runserver $(HOST)
+	@echo "Serving on http://$(HOST)/ with one task worker for long work (Ctrl-C stops both)"
+	$(BIN)/python manage.py db_worker & worker=$$!; \
+		trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+		$(BIN)/python manage.py runserver $(HOST)
 
 test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -21,9 +21,10 @@ from pooling.budget import (
 )
 from pooling.forms import PoolSpecForm
 from pooling.models import Campaign, Pool
-from pooling.spec import PRESETS, PoolSpec
+from pooling.spec import PRESETS, PoolSpec, spec_label
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.http import streamed_attachment
+from workbench.jobs import job_start
 from workbench.roles import organiser_required
 
 
@@ -43,22 +44,30 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
     form = PoolSpecForm.for_request(request.POST if request.method == "POST" else request.GET)
     over_budget = ""
-    if request.method == "POST" and form.is_valid():
-        try:
-            pool = services.pool_build(
-                campaign=campaign,
-                spec=form.spec,
-                name=form.cleaned_data["name"],
-                created_by=request.user,
-                confirm_over_budget=form.cleaned_data["confirm_over_budget"],
+    whatif = _whatif_context(campaign, form)
+    if request.method == "POST" and form.is_valid() and not whatif.get("whatif_error"):
+        confirmed = form.cleaned_data["confirm_over_budget"]
+        name = form.cleaned_data["name"] or spec_label(form.spec)
+        if whatif.get("over_by") and not confirmed:
+            needed = int(whatif["chosen"]["needed"])
+            over_budget = str(
+                services.OverBudget(whatif["budget_state"], needed, f"building pool {name}")
             )
-        except services.OverBudget as error:
-            over_budget = str(error)
-        except services.PoolBuildError as error:
-            messages.error(request, str(error))
         else:
-            messages.success(request, f"Pool {pool.name} built: {pool.entries.count()} entries.")
-            response = redirect("pooling:pool_detail", slug=campaign.slug, pool_id=pool.pk)
+            # The build reads every run file: a job, with its progress on its own page.
+            job = job_start(
+                kind="pooling.jobs.pool_build",
+                title=f"Build pool {name}",
+                params={
+                    "campaign": campaign.slug,
+                    "spec": form.spec.to_dict(),
+                    "name": form.cleaned_data["name"],
+                    "confirm_over_budget": confirmed,
+                },
+                campaign=campaign,
+                created_by=request.user,
+            )
+            response = redirect("job_detail", job_id=job.pk)
             if request.htmx:
                 response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
             return response
@@ -68,7 +77,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
         "presets": PRESETS.values(),
         "over_budget_error": over_budget,
     }
-    context |= _whatif_context(campaign, form)
+    context |= whatif
     return render(request, "pooling/pool_new.html", context, status=409 if over_budget else 200)
 
 

@@ -34,6 +34,11 @@ def pytest_configure(config: pytest.Config) -> None:
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+        # Jobs run inside the request (tests/workbench/test_jobs.py also runs
+        # them the production way, with a worker process).
+        settings.TASKS = {
+            "default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
+        }
 
 
 @pytest.fixture(autouse=True)

@@ -2,8 +2,11 @@
 
 from django.urls import include, path
 
+from workbench.job_api import JobView
+
 urlpatterns = [
     path("", include("pooling.api_urls")),
     path("", include("judging.api_urls")),
     path("", include("scoring.api_urls")),
+    path("jobs/<int:job_id>/", JobView.as_view(), name="api-job"),
 ]

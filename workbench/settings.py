@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    "django_tasks_db",
     "workbench",
     "pooling",
     "judging",
@@ -233,4 +234,17 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# Long work (imports, pool builds and revisions, bundles) runs as jobs
+# (workbench.jobs) on django-tasks-db: tasks are rows of the database, and
+# `python manage.py db_worker` (one or more, on any machine sharing the
+# database) runs them. WORKBENCH_TASKS=immediate runs them in the request
+# instead (the test suite's default; no worker needed).
+TASKS = {
+    "default": {
+        "BACKEND": "django.tasks.backends.immediate.ImmediateBackend"
+        if os.environ.get("WORKBENCH_TASKS") == "immediate"
+        else "django_tasks_db.DatabaseBackend",
+    }
 }

@@ -8,11 +8,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from workbench import services
+from workbench.models import Job
 from workbench.roles import assessor_accounts, is_organiser, may_manage_token
 
 TOKEN_PAGE = "workbench/tokens.html"
@@ -90,3 +92,32 @@ def api_token_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
         return render(request, f"{TOKEN_PAGE}#token-row", {"row": TokenRow(owner, None)})
     messages.success(request, f"Token revoked: {owner.username}'s API calls with it now get 401.")
     return redirect("api_tokens")
+
+
+# --------------------------------------------------------------------------
+# Jobs
+
+
+def job_for_user(request: HttpRequest, job_id: int) -> Job:
+    """A job its creator or an organiser may see; anyone else gets a 404."""
+    job = get_object_or_404(Job.objects.select_related("campaign"), pk=job_id)
+    if not (is_organiser(request.user) or job.created_by_id == request.user.pk):
+        raise Http404("no such job")
+    return job
+
+
+@login_required
+def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+    """A job's state, progress, log and result; the panel refreshes itself while it runs."""
+    job = job_for_user(request, job_id)
+    template = "workbench/job.html#job-panel" if request.htmx else "workbench/job.html"
+    return render(request, template, {"job": job, "result_link": job_result_link(job)})
+
+
+def job_result_link(job: Job) -> tuple[str, str] | None:
+    """(text, url) of what a finished job made, where there is a page for it."""
+    result = job.result or {}
+    if job.state == Job.DONE and "pool" in result:
+        url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
+        return f"Open pool {result['pool']}", url
+    return None

@@ -17,6 +17,7 @@ from pooling.models import BudgetOverrun, Pool
 from pooling.spec import PoolSpec, Stratum
 from pooling.strategies import write_pool_tsv
 from tests.helpers import make_campaign, make_run
+from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +80,7 @@ def test_whatif_compares_what_is_still_to_make_with_what_the_budget_has_left(
 
 
 def test_building_past_the_budget_asks_for_confirmation_and_records_it(
-    organiser_client, campaign, organiser
+    organiser_client, campaign, organiser, django_capture_on_commit_callbacks
 ):
     with_budget(campaign, 6)
     fields = {"depth": "10", "strata": "", "seed": "0", "order": "shuffled", "name": "deep"}
@@ -95,9 +96,9 @@ def test_building_past_the_budget_asks_for_confirmation_and_records_it(
     assert not Pool.objects.exists()
     assert not BudgetOverrun.objects.exists()
 
-    response = organiser_client.post(new_url(campaign), {**fields, "confirm_over_budget": "on"})
-    pool = Pool.objects.get()
-    assert response.url == reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(new_url(campaign), {**fields, "confirm_over_budget": "on"})
+    Pool.objects.get()
     overrun = BudgetOverrun.objects.get()
     assert (overrun.action, overrun.cost, overrun.remaining, overrun.confirmed_by) == (
         "building pool deep",
@@ -135,7 +136,9 @@ def test_whatif_panel_follows_the_fields(organiser_client, campaign):
     assert "Largest depth within the budget: <strong>1</strong>" in page
 
 
-def test_a_gap_between_depth_and_strata_is_explained_unless_allowed(organiser_client, campaign):
+def test_a_gap_between_depth_and_strata_is_explained_unless_allowed(
+    organiser_client, campaign, django_capture_on_commit_callbacks
+):
     url = reverse("pooling:pool_whatif", args=[campaign.slug])
     page = organiser_client.get(url, {"depth": "1", "strata": "3-4:0.5"}).content.decode()
     assert "depth 1 and stratum 3-4:0.5 leave rank 2 out of the pool" in page
@@ -143,9 +146,11 @@ def test_a_gap_between_depth_and_strata_is_explained_unless_allowed(organiser_cl
         url, {"depth": "1", "strata": "3-4:0.5", "allow_gaps": "on"}
     ).content.decode()
     assert "This strategy asks for" in page
-    organiser_client.post(
-        new_url(campaign), {"depth": "1", "strata": "3-4:0.5", "allow_gaps": "on", "seed": "0"}
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(
+            new_url(campaign),
+            {"depth": "1", "strata": "3-4:0.5", "allow_gaps": "on", "seed": "0"},
+        )
     assert Pool.objects.get().spec["allow_gaps"] is True
 
 
@@ -162,22 +167,33 @@ def test_whatif_without_runs_says_to_upload_them(organiser_client):
     assert "Upload runs first" in page
 
 
-def test_build_from_the_page(organiser_client, campaign, organiser):
-    response = organiser_client.post(
-        new_url(campaign),
-        {"depth": "2", "strata": "", "seed": "4", "order": "docno", "name": "main"},
-    )
+def test_build_from_the_page_is_a_job_that_links_the_pool(
+    organiser_client, campaign, organiser, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = organiser_client.post(
+            new_url(campaign),
+            {"depth": "2", "strata": "", "seed": "4", "order": "docno", "name": "main"},
+        )
+    job = Job.objects.get()
+    assert response.url == reverse("job_detail", args=[job.pk])
     pool = Pool.objects.get()
-    assert response.url == reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     assert (pool.name, pool.created_by, pool.spec["seed"], pool.spec["order"]) == (
         "main",
         organiser,
         4,
         "docno",
     )
-    htmx = organiser_client.post(new_url(campaign), {"depth": "1"}, headers={"HX-Request": "true"})
+    assert (job.state, job.done, job.total, job.result["pool"]) == ("done", 2, 2, pool.pk)
+    page = organiser_client.get(response.url).content.decode()
+    assert f'href="{reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])}"' in page
+    assert f"pool {pool.pk} (main): 7 entries" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        htmx = organiser_client.post(
+            new_url(campaign), {"depth": "1"}, headers={"HX-Request": "true"}
+        )
     assert htmx.status_code == 204
-    assert htmx.headers["HX-Redirect"].startswith(f"/campaigns/{campaign.slug}/pools/")
+    assert htmx.headers["HX-Redirect"].startswith("/jobs/")
 
 
 def test_a_bad_spec_builds_nothing(organiser_client, campaign):

@@ -17,6 +17,8 @@ def environment(tmp_path: Path, **env: str) -> dict[str, str]:
     ours = ("WORKBENCH_", "SECURE_", "SESSION_", "CSRF_", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")
     clean = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
     clean.pop("DATABASE_URL", None)
+    # Set by the browser tests' Playwright fixture for this test process only.
+    clean.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return {**clean, "WORKBENCH_DATA_DIR": str(tmp_path), **env}
 
 

@@ -1,0 +1,59 @@
+"""Long work done in the background: a job, its progress, log and result."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Job(models.Model):
+    """One piece of long work (an import, a pool build or revision, a bundle...).
+
+    `kind` is the dotted path of the function that does it (see
+    `workbench.jobs`); `params` are its arguments. The function reports
+    progress through `done` and `total`, appends to `log`, and leaves a
+    `result` (what it made) or an `error` (why nothing was stored).
+    """
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    STATES = [(QUEUED, "Waiting"), (RUNNING, "Running"), (DONE, "Done"), (FAILED, "Failed")]
+
+    kind = models.CharField(max_length=200)
+    title = models.CharField(max_length=300)
+    params = models.JSONField(default=dict)
+    campaign = models.ForeignKey(
+        "pooling.Campaign", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=STATES, default=QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(null=True, blank=True)
+    log = models.TextField(blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.get_state_display()})"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (self.DONE, self.FAILED)
+
+    @property
+    def percent(self) -> int | None:
+        if self.state == self.DONE:
+            return 100
+        if not self.total:
+            return None
+        return min(100, round(100 * self.done / self.total))
