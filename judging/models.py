@@ -34,7 +34,9 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         primary_entries = PoolEntry.objects.filter(
             pool=models.OuterRef("pool"), topic=models.OuterRef("topic"), sampled=True
         )
-        overlap_items = OverlapItem.objects.filter(assignment=models.OuterRef("pk"))
+        overlap_items = OverlapItem.objects.filter(
+            assignment=models.OuterRef("pk"), entry__sampled=True
+        )
         judgments = Judgment.objects.filter(
             assessor=models.OuterRef("assessor"), topic=models.OuterRef("topic")
         )
@@ -45,7 +47,9 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
             sampled=True,
         )
         in_overlap = OverlapItem.objects.filter(
-            assignment=models.OuterRef(models.OuterRef("pk")), entry__docno=models.OuterRef("docno")
+            assignment=models.OuterRef(models.OuterRef("pk")),
+            entry__docno=models.OuterRef("docno"),
+            entry__sampled=True,
         )
         is_primary = models.Q(kind=Assignment.PRIMARY)
         return self.annotate(
@@ -108,7 +112,8 @@ class Assignment(models.Model):
                 .order_by("order")
             )
         return (
-            PoolEntry.objects.filter(overlap_items__assignment=self)
+            # An entry a pool revision took out of the plan leaves overlap queues too.
+            PoolEntry.objects.filter(overlap_items__assignment=self, sampled=True)
             .annotate(position=models.F("overlap_items__position"))
             .order_by("overlap_items__position")
         )

@@ -79,7 +79,7 @@ class BudgetState:
 def pool_cost(entries: pd.DataFrame, judged: pd.DataFrame | None) -> int:
     """The new judgments a pool frame asks for: its sampled entries nobody judged yet."""
     sampled = entries["sampled"].to_numpy(dtype=bool)
-    return int((sampled & ~_judged_mask(entries, judged)).sum())
+    return int((sampled & ~judged_mask(entries, judged)).sum())
 
 
 # --------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def _depth_curves(
     topic_index = pc.index_in(documents.column("query_id"), value_set=pa.array(topics, pa.string()))
     topic_index = topic_index.to_numpy().astype(np.int64)
     best_rank = documents.column("best_rank").to_numpy()
-    unjudged = ~_judged_mask(documents, judged)
+    unjudged = ~judged_mask(documents, judged)
     pool_size = _cumulative_counts(topic_index, best_rank, len(topics), limit)
     needed = _cumulative_counts(topic_index[unjudged], best_rank[unjudged], len(topics), limit)
     return topics, pool_size, needed
@@ -186,7 +186,7 @@ def _cumulative_counts(
 def _spec_counts(ranked: RankedRuns, spec: PoolSpec, judged: pd.DataFrame | None) -> pd.DataFrame:
     pool = pool_from_ranked(ranked, spec)
     sampled = pool["sampled"].to_numpy()
-    judged_sampled = sampled & _judged_mask(pool, judged)
+    judged_sampled = sampled & judged_mask(pool, judged)
     counts = pd.DataFrame(
         {
             "query_id": pool["query_id"],
@@ -316,7 +316,7 @@ def _needed_by_factor(
     of its first k documents in draw order are not judged yet.
     """
     stratified = stratify(ranked, spec)
-    unjudged = ~_judged_mask(stratified, judged)
+    unjudged = ~judged_mask(stratified, judged)
     groups = stratified.groupby(["query_id", "stratum"], sort=False).ngroup().to_numpy()
     by_draw = np.lexsort((stratified["draw"].to_numpy(), groups))
     cumulative = np.r_[0, np.cumsum(unjudged[by_draw])]
@@ -418,7 +418,7 @@ def _run_pair_codes(ranked: RankedRuns, depth: int) -> tuple[np.ndarray, np.ndar
 # Helpers
 
 
-def _judged_mask(documents: pa.Table | pd.DataFrame, judged: pd.DataFrame | None) -> np.ndarray:
+def judged_mask(documents: pa.Table | pd.DataFrame, judged: pd.DataFrame | None) -> np.ndarray:
     """Whether each (query_id, doc_id) row of `documents` is in `judged`."""
     if judged is None or not len(judged):
         return np.zeros(len(documents), dtype=bool)

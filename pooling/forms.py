@@ -263,3 +263,60 @@ class PoolSpecForm(forms.Form):
             for field, messages in self.errors.items()
             for message in messages
         )
+
+
+class ReplanForm(forms.Form):
+    """A new plan for some topics of a pool being judged. The seed and presentation
+    order stay the pool's, so that draws are nested and queues keep their order."""
+
+    depth = forms.CharField(required=False, strip=True)
+    strata = forms.CharField(required=False, strip=True)
+    allow_gaps = forms.BooleanField(required=False)
+    which = forms.ChoiceField(
+        choices=[
+            ("unfinished", "The unfinished topics"),
+            ("chosen", "These topics"),
+            ("all", "Every topic"),
+        ],
+        initial="unfinished",
+    )
+    topics = forms.MultipleChoiceField(required=False)
+    reason = forms.CharField(required=False, strip=True, max_length=2000)
+    confirm_over_budget = forms.BooleanField(required=False)
+
+    spec: PoolSpec
+
+    def __init__(
+        self, *args: Any, base: PoolSpec, topics: list[str], unfinished: list[str], **kwargs: Any
+    ):
+        super().__init__(*args, **kwargs)
+        self.base, self.all_topics, self.unfinished = base, topics, unfinished
+        self.fields["topics"].choices = [(t, t) for t in topics]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            self.spec = parse_pool_spec(
+                depth=data["depth"] or None,
+                strata=data["strata"].split(),
+                seed=self.base.seed,
+                order=self.base.order,
+                allow_gaps=data["allow_gaps"],
+            )
+        except PoolSpecError as error:
+            raise forms.ValidationError(str(error)) from None
+        chosen = {
+            "unfinished": self.unfinished,
+            "all": self.all_topics,
+            "chosen": data["topics"],
+        }[data["which"]]
+        if not chosen:
+            raise forms.ValidationError(
+                "no topic to re-plan: every topic is finished"
+                if data["which"] == "unfinished"
+                else "choose at least one topic"
+            )
+        data["chosen"] = list(chosen)
+        return data

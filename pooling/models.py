@@ -209,6 +209,11 @@ class PoolEntry(models.Model):
     addition = models.ForeignKey(
         PoolAddition, null=True, blank=True, on_delete=models.CASCADE, related_name="entries"
     )
+    # A revision's plan no longer pools it: out of the queue and the exports but
+    # the plain qrels, its place in the queue never given to another document.
+    retired = models.BooleanField(default=False)
+    # The revision whose spec drew it, and so its stratum and probability (1: the build).
+    revision = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         constraints = [
@@ -218,6 +223,34 @@ class PoolEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.topic_id} {self.docno}"
+
+
+class PoolRevision(models.Model):
+    """A re-plan of some topics of a pool while it is judged (see `pooling.revisions`).
+
+    The build is revision 1 (the pool's own spec); each revision gives its
+    topics a new spec, and the manifest of an export lists them all.
+    """
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveSmallIntegerField()
+    spec = models.JSONField(help_text="The spec of the revised topics (PoolSpec.to_dict).")
+    topics = models.JSONField(help_text="The topic ids revised.")
+    reason = models.TextField(blank=True)
+    summary = models.JSONField(default=list, help_text="Per topic: what the revision changed.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pool", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "number"], name="unique_revision_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool}: revision {self.number}"
 
 
 class BudgetOverrun(models.Model):

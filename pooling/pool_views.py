@@ -19,7 +19,7 @@ from pooling.budget import (
     run_overlap,
     whatif,
 )
-from pooling.forms import PoolSpecForm
+from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from pooling.spec import PRESETS, PoolSpec, spec_label
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
@@ -201,6 +201,9 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "contributions": contributions,
             "overlap": overlap,
             "late_runs": late if spec.accepts_late_runs else [],
+            "revisions": [
+                _with_label(revision) for revision in pool.revisions.select_related("created_by")
+            ],
             "additions": pool.additions.prefetch_related("runs").annotate(
                 n_entries=Count("entries")
             ),
@@ -273,3 +276,71 @@ def pool_reopen(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
     pool = services.pool_reopen(pool=_pool(slug, pool_id))
     messages.success(request, f"Pool {pool.pk} reopened: its assignments are back.")
     return redirect("pooling:pool_detail", slug=slug, pool_id=pool.pk)
+
+
+@organiser_required
+def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
+    """Re-plan topics of a pool being judged: preview what changes, then apply it as a job."""
+    pool = _pool(slug, pool_id)
+    base = PoolSpec.from_dict(pool.spec)
+    topics = list(pool.campaign.topics.values_list("topic_id", flat=True))
+    unfinished = selectors.unfinished_topics(pool)
+    data = request.POST if request.method == "POST" else request.GET
+    form = ReplanForm(
+        data if "which" in data else None,
+        base=base,
+        topics=topics,
+        unfinished=unfinished,
+        initial={"depth": base.depth or "", "strata": " ".join(str(s) for s in base.strata)},
+    )
+    context: dict[str, Any] = {
+        "campaign": pool.campaign,
+        "pool": pool,
+        "form": form,
+        "unfinished": unfinished,
+        "budget_state": selectors.campaign_budget(pool.campaign),
+    }
+    if base.source:
+        context["error"] = "A pool of imported judgments is not built from runs: it has no plan."
+        return render(request, "pooling/pool_replan.html", context, status=409)
+    if not form.is_bound:
+        return render(request, "pooling/pool_replan.html", context)
+    if not form.is_valid():
+        return render(request, "pooling/pool_replan.html", context, status=400)
+    try:
+        preview = selectors.pool_revision_preview(
+            pool, spec=form.spec, topics=form.cleaned_data["chosen"]
+        )
+    except services.PoolBuildError as error:
+        context["error"] = str(error)
+        return render(request, "pooling/pool_replan.html", context, status=400)
+    over_by = context["budget_state"].over_by(preview.cost)
+    keep = ("depth", "strata", "allow_gaps", "which", "topics", "reason")
+    fields = [(name, value) for name in keep for value in data.getlist(name)]
+    context |= {"preview": preview, "over_by": over_by, "fields": fields}
+    if request.method == "POST":
+        if over_by and not form.cleaned_data["confirm_over_budget"]:
+            context["error"] = (
+                "Tick 'past the budget' to apply a plan that costs more than is left."
+            )
+            return render(request, "pooling/pool_replan.html", context, status=409)
+        job = job_start(
+            kind="pooling.jobs.pool_revise",
+            title=f"Re-plan {len(form.cleaned_data['chosen'])} topic(s) of pool {pool.pk}",
+            params={
+                "pool": pool.pk,
+                "spec": form.spec.to_dict(),
+                "topics": form.cleaned_data["chosen"],
+                "reason": form.cleaned_data["reason"],
+                "confirm_over_budget": form.cleaned_data["confirm_over_budget"],
+            },
+            campaign=pool.campaign,
+            created_by=request.user,
+        )
+        return redirect("job_detail", job_id=job.pk)
+    return render(request, "pooling/pool_replan.html", context)
+
+
+def _with_label(revision: Any) -> Any:
+    revision.label = spec_label(PoolSpec.from_dict(revision.spec))
+    return revision

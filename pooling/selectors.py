@@ -14,15 +14,17 @@ from typing import Any
 
 import pandas as pd
 from django.core.cache import cache
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
 from pooling.budget import BudgetState
 from pooling.errors import PoolBuildError
 from pooling.models import Campaign, Pool, Run, Topic
 from pooling.ranking import RankedRuns, rank_run_caches
+from pooling.revisions import Revision, revise
 from pooling.spec import PoolSpec
-from pooling.strategies import POOL_COLUMNS, sort_pool
+from pooling.strategies import POOL_COLUMNS, pool_from_ranked, sort_pool
+from pooling.topic_ids import topic_sort_key
 
 # --------------------------------------------------------------------------
 # Campaigns and their budget
@@ -124,16 +126,63 @@ def pool_or_404(pool_id: int) -> Pool:
 _ENTRY_FIELDS = {"query_id": "topic__topic_id", "doc_id": "docno", "batch": "addition_id"}
 
 
-def pool_entries_frame(pool: Pool) -> pd.DataFrame:
-    """The pool's entries as the pool frame of `pooling.strategies` (every entry)."""
-    fields = [_ENTRY_FIELDS.get(column, column) for column in POOL_COLUMNS]
-    frame = pd.DataFrame(list(pool.entries.values_list(*fields)), columns=list(POOL_COLUMNS))
+def pool_entries_frame(pool: Pool, *, with_retired: bool = False) -> pd.DataFrame:
+    """The pool's plan as the pool frame of `pooling.strategies`: every entry but
+    those a revision retired (`with_retired`: those too, with columns `retired`
+    and `revision`, the frame of `pooling.revisions`)."""
+    columns = [*POOL_COLUMNS, *(("retired", "revision") if with_retired else ())]
+    fields = [_ENTRY_FIELDS.get(column, column) for column in columns]
+    entries = pool.entries.all() if with_retired else pool.entries.filter(retired=False)
+    frame = pd.DataFrame(list(entries.values_list(*fields)), columns=columns)
     frame["order"] = frame["order"].astype("Int64")
     # The pool frame numbers additions as batches: 0 for the build, then 1, 2, ...
     additions = sorted(a for a in frame["batch"].dropna().unique())
     batch_of = {addition: number for number, addition in enumerate(additions, start=1)}
     frame["batch"] = frame["batch"].map(batch_of).fillna(0).astype("int64")
     return sort_pool(frame)
+
+
+def topic_specs(pool: Pool) -> dict[str, PoolSpec]:
+    """Each topic's plan now: the pool's spec, or that of the last revision of the topic."""
+    topics = pool.campaign.topics.values_list("topic_id", flat=True)
+    plan = dict.fromkeys(topics, PoolSpec.from_dict(pool.spec))
+    for revision in pool.revisions.order_by("number"):
+        spec = PoolSpec.from_dict(revision.spec)
+        plan.update(dict.fromkeys(revision.topics, spec))
+    return plan
+
+
+def unfinished_topics(pool: Pool) -> list[str]:
+    """Topics with a document to judge that nobody has judged yet, in topic order."""
+    waiting = (
+        pool.entries.filter(sampled=True)
+        .exclude(
+            Exists(Topic.objects.filter(pk=OuterRef("topic"), judgments__docno=OuterRef("docno")))
+        )
+        .values_list("topic__topic_id", flat=True)
+        .distinct()
+    )
+    return sorted(set(waiting), key=topic_sort_key)
+
+
+def pool_revision_preview(pool: Pool, *, spec: PoolSpec, topics: Sequence[str]) -> Revision:
+    """What re-planning `topics` with `spec` would do (nothing is stored)."""
+    if not topics:
+        raise PoolBuildError("choose at least one topic to re-plan")
+    known = set(pool.campaign.topics.values_list("topic_id", flat=True))
+    unknown = sorted(set(topics) - known, key=topic_sort_key)
+    if unknown:
+        raise PoolBuildError(f"not topics of this campaign: {', '.join(unknown)}")
+    ranked = ranked_runs_cached(pool.campaign, max_depth=spec.max_depth, runs=list(pool.runs.all()))
+    planned = pool_from_ranked(ranked, spec)
+    current = pool_entries_frame(pool, with_retired=True)
+    number = (pool.revisions.aggregate(n=Max("number"))["n"] or 1) + 1
+    return revise(
+        current[current["query_id"].isin(topics)].reset_index(drop=True),
+        planned[planned["query_id"].isin(topics)].reset_index(drop=True),
+        judged=judged_pairs(pool.campaign),
+        revision=number,
+    )
 
 
 @dataclass(frozen=True)
@@ -159,7 +208,8 @@ def pool_topic_stats(pool: Pool) -> list[TopicStats]:
     """Per topic: entries, sampled entries, how many are judged, and each stratum's
     draw with the ranks it covers."""
     rows = (
-        pool.entries.values("topic_id", "stratum")
+        pool.entries.filter(retired=False)
+        .values("topic_id", "stratum")
         .annotate(
             entries=Count("id"),
             drawn=Count("id", filter=Q(sampled=True)),
@@ -176,10 +226,11 @@ def pool_topic_stats(pool: Pool) -> list[TopicStats]:
         .values_list("topic_id", "n")
     )
     topics = {topic.pk: topic for topic in pool.campaign.topics.all()}
-    spec = PoolSpec.from_dict(pool.spec)
+    specs = topic_specs(pool)
     by_topic: dict[int, list[StratumStats]] = {}
     for row in rows:
-        strata = spec.strata_for(topics[row["topic_id"]].topic_id)
+        topic_id = topics[row["topic_id"]].topic_id
+        strata = specs[topic_id].strata_for(topic_id)
         number = row["stratum"]
         ranks = f"{strata[number - 1].lo}-{strata[number - 1].hi}" if number <= len(strata) else ""
         by_topic.setdefault(row["topic_id"], []).append(

@@ -33,6 +33,7 @@ from pooling.models import (
     Pool,
     PoolAddition,
     PoolEntry,
+    PoolRevision,
     Run,
     Topic,
 )
@@ -43,6 +44,7 @@ from pooling.selectors import (
     campaign_schema_lock,
     judged_pairs,
     pool_entries_frame,
+    pool_revision_preview,
     ranked_runs,
 )
 from pooling.spec import PoolSpec, PoolSpecError, spec_label
@@ -587,6 +589,92 @@ def pool_add_runs(
         pool.runs.add(*runs)
         _store_entries(pool, new, topics, addition=addition)
     return addition
+
+
+def pool_revise(
+    *,
+    pool: Pool,
+    spec: PoolSpec,
+    topics: Sequence[str],
+    reason: str = "",
+    created_by: Any = None,
+    confirm_over_budget: bool = False,
+) -> PoolRevision:
+    """Re-plan `topics` of a pool being judged with `spec`: a new revision of the same
+    pool (`pooling.revisions`). Queues change in place, assignments carry over, and
+    nothing judged is lost. New judgments beyond what the budget has left raise
+    OverBudget unless `confirm_over_budget`.
+    """
+    if spec.source or PoolSpec.from_dict(pool.spec).source:
+        raise PoolBuildError("a pool of imported judgments is not built from runs: no re-plan")
+    revision = pool_revision_preview(pool, spec=spec, topics=topics)
+    topic_pk = dict(pool.campaign.topics.values_list("topic_id", "pk"))
+    with transaction.atomic():
+        number = (pool.revisions.select_for_update().aggregate(n=Max("number"))["n"] or 1) + 1
+        budget_check(
+            campaign=pool.campaign,
+            cost=revision.cost,
+            action=f"re-planning {len(topics)} topic(s) of pool {pool.pk}",
+            confirmed=confirm_over_budget,
+            user=created_by,
+        )
+        _apply_revision(pool, revision.entries, topic_pk, number)
+        return PoolRevision.objects.create(
+            pool=pool,
+            number=number,
+            spec=spec.to_dict(),
+            topics=list(topics),
+            reason=reason.strip(),
+            summary=revision.summary.to_dict(orient="records"),
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+        )
+
+
+_REVISED_FIELDS = (
+    "best_rank",
+    "n_runs",
+    "stratum",
+    "inclusion_probability",
+    "sampled",
+    "order",
+    "retired",
+    "revision",
+)
+
+
+def _apply_revision(
+    pool: Pool, entries: pd.DataFrame, topic_pk: dict[str, int], number: int
+) -> None:
+    """Store the revised topics' entries: update those that exist, create the others."""
+    stored = {
+        (e.topic_id, e.docno): e
+        for e in PoolEntry.objects.select_for_update().filter(
+            pool=pool, topic_id__in=[topic_pk[t] for t in entries["query_id"].unique()]
+        )
+    }
+    changed, new = [], []
+    for row in entries.itertuples(index=False):
+        values = {
+            "best_rank": int(row.best_rank),
+            "n_runs": int(row.n_runs),
+            "stratum": int(row.stratum),
+            "inclusion_probability": float(row.inclusion_probability),
+            "sampled": bool(row.sampled),
+            "order": None if pd.isna(row.order) else int(row.order),
+            "retired": bool(row.retired),
+            "revision": int(row.revision),
+        }
+        entry = stored.get((topic_pk[row.query_id], row.doc_id))
+        if entry is None:
+            new.append(
+                PoolEntry(pool=pool, topic_id=topic_pk[row.query_id], docno=row.doc_id, **values)
+            )
+        elif any(getattr(entry, field) != value for field, value in values.items()):
+            for field, value in values.items():
+                setattr(entry, field, value)
+            changed.append(entry)
+    PoolEntry.objects.bulk_update(changed, list(_REVISED_FIELDS), batch_size=2000)
+    PoolEntry.objects.bulk_create(new, batch_size=2000)
 
 
 def pool_retire(*, pool: Pool, retired_by: Any = None) -> Pool:

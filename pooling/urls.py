@@ -22,6 +22,7 @@ urlpatterns = [
         pool_views.pool_add_runs,
         name="pool_add_runs",
     ),
+    path("<slug:slug>/pools/<int:pool_id>/replan/", pool_views.pool_replan, name="pool_replan"),
     path("<slug:slug>/pools/<int:pool_id>/retire/", pool_views.pool_retire, name="pool_retire"),
     path("<slug:slug>/pools/<int:pool_id>/reopen/", pool_views.pool_reopen, name="pool_reopen"),
     path(

@@ -219,7 +219,23 @@ def export_manifest(
     policy = judging_selectors.policy_of(pool)
     manifest: dict[str, Any] = {
         "campaign": {"slug": pool.campaign.slug, "name": pool.campaign.name},
-        "pool": {"id": pool.pk, "name": pool.name, "spec": pool.spec},
+        "pool": {
+            "id": pool.pk,
+            "name": pool.name,
+            "spec": pool.spec,
+            # Each re-plan: which topics got which spec, when, by whom and why.
+            "revisions": [
+                {
+                    "number": revision.number,
+                    "topics": revision.topics,
+                    "spec": revision.spec,
+                    "reason": revision.reason,
+                    "by": revision.created_by.username if revision.created_by else None,
+                    "at": revision.created_at.isoformat(timespec="seconds"),
+                }
+                for revision in pool.revisions.select_related("created_by")
+            ],
+        },
         "tie_rule": TIE_RULE,
         "label_policy": policy.label_policy,
         "disagreement_mode": policy.disagreement_mode,
@@ -294,6 +310,7 @@ def _state_time(pool: Pool) -> str:
             "t"
         ],
         *pool.additions.values_list("created_at", flat=True),
+        *pool.revisions.values_list("created_at", flat=True),
     ]
     return max(t for t in times if t is not None).isoformat(timespec="seconds")
 

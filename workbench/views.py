@@ -119,5 +119,7 @@ def job_result_link(job: Job) -> tuple[str, str] | None:
     result = job.result or {}
     if job.state == Job.DONE and "pool" in result:
         url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
+        if "revision" in result:
+            return f"Open pool {result['pool']} (revision {result['revision']})", url
         return f"Open pool {result['pool']}", url
     return None

@@ -21,6 +21,7 @@ PURE_CORES = [
     "pooling.ranking",
     "pooling.spec",
     "pooling.strategies",
+    "pooling.revisions",
     "pooling.budget",
     "judging.agreement",
     "judging.agreement_table",

@@ -1,0 +1,171 @@
+"""Re-planning a pool being judged, stored: queues in place, judgments kept, revisions
+in the manifest; the pool_replan command."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from judging import services as judging
+from judging.models import Assignment, Judgment
+from pooling import selectors, services
+from pooling.models import PoolRevision
+from pooling.spec import PoolSpec
+from scoring import selectors as scoring
+from tests.helpers import make_campaign, make_run, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pool(organiser):
+    """Topic 1 finished, topic 2 half judged; depth 4, docno order."""
+    campaign = make_campaign(topics=("1", "2"), judgment_budget=100)
+    make_run(campaign, "r", {"1": ["a", "b", "c", "d"], "2": ["w", "x", "y", "z"]})
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=4, order="docno"))
+    ann, ben = make_user("ann"), make_user("ben")
+    one, two = judging.assignments_create(
+        pool=pool, topics=list(campaign.topics.all()), assessors=[ann, ben]
+    )
+    for assignment, docnos in ((one, "abcd"), (two, "wy")):
+        for docno in docnos:
+            judging.judgment_submit(assignment=assignment, docno=docno, relevance=0, aspects={})
+    return pool
+
+
+def queue(pool, topic_id: str) -> list[tuple[int, str]]:
+    assignment = Assignment.objects.get(pool=pool, topic__topic_id=topic_id)
+    return list(assignment.queue().values_list("position", "docno"))
+
+
+def test_the_unfinished_topics_are_those_with_documents_nobody_judged(pool):
+    assert selectors.unfinished_topics(pool) == ["2"]
+
+
+def test_shrinking_the_unfinished_topics_changes_their_queue_in_place(pool, organiser):
+    before = Judgment.objects.count()
+    revision = services.pool_revise(
+        pool=pool,
+        spec=PoolSpec(depth=2, order="docno"),
+        topics=["2"],
+        reason="budget ran out",
+        created_by=organiser,
+    )
+    assert (revision.number, revision.topics, revision.reason) == (2, ["2"], "budget ran out")
+    assert queue(pool, "1") == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]  # finished: untouched
+    assert queue(pool, "2") == [(1, "w"), (2, "x")]  # z (unjudged) left; y judged, kept
+    assert Judgment.objects.count() == before
+    assert Assignment.objects.get(pool=pool, topic__topic_id="2").progress() == (1, 2)
+    qrels = scoring.qrels_export(pool=pool, fmt="qrels")[0].text
+    assert "2 0 y 0" in qrels  # judged before the cut: still in the qrels
+    stratified = scoring.qrels_export(pool=pool, fmt="stratified")[0].text
+    assert " y " not in stratified  # outside the plan
+    assert " z " not in stratified
+    assert selectors.topic_specs(pool)["2"].depth == 2
+    assert selectors.topic_specs(pool)["1"].depth == 4
+    manifest = json.loads(
+        zipfile.ZipFile(io.BytesIO(scoring.qrels_bundle(pool=pool, formats=["qrels"]))).read(
+            "manifest.json"
+        )
+    )
+    [listed] = manifest["pool"]["revisions"]
+    assert (listed["number"], listed["topics"], listed["spec"]["depth"], listed["by"]) == (
+        2,
+        ["2"],
+        2,
+        "olivia",
+    )
+
+
+def test_extending_asks_the_budget_and_appends_to_the_queue(pool, organiser):
+    pool.campaign.judgment_budget = 6  # 6 judged: nothing left
+    pool.campaign.save()
+    make_run(pool.campaign, "deeper", {"2": ["w", "x", "y", "z", "zz"]})
+    pool.runs.add(pool.campaign.runs.get(tag="deeper"))
+    with pytest.raises(services.OverBudget, match="asks for 1 new judgments"):
+        services.pool_revise(pool=pool, spec=PoolSpec(depth=5, order="docno"), topics=["2"])
+    assert not PoolRevision.objects.exists()
+    services.pool_revise(
+        pool=pool,
+        spec=PoolSpec(depth=5, order="docno"),
+        topics=["2"],
+        confirm_over_budget=True,
+        created_by=organiser,
+    )
+    assert queue(pool, "2") == [(1, "w"), (2, "x"), (3, "y"), (4, "z"), (5, "zz")]
+
+
+def test_pool_replan_prints_a_dry_run_then_applies(pool):
+    out = io.StringIO()
+    call_command("pool_replan", "--pool", str(pool.pk), "--depth", "2", "--dry-run", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == [
+        "query_id",
+        "to_judge_before",
+        "to_judge_after",
+        "leaving",
+        "joining",
+        "judged_kept",
+        "judged_out_of_sample",
+        "new_judgments",
+    ]
+    assert lines[1].split() == ["2", "4", "2", "1", "0", "2", "1", "0"]
+    assert lines[2] == "0 new judgments; budget 100: 6 spent, 94 left"
+    assert not PoolRevision.objects.exists()
+    out = io.StringIO()
+    call_command("pool_replan", "--pool", str(pool.pk), "--depth", "2", stdout=out)
+    assert out.getvalue().splitlines()[-1] == f"pool {pool.pk}: revision 2 applied"
+    assert queue(pool, "2") == [(1, "w"), (2, "x")]
+    with pytest.raises(CommandError, match="not topics of this campaign: 9"):
+        call_command("pool_replan", "--pool", str(pool.pk), "--depth", "2", "--topics", "9")
+
+
+def test_the_replan_page_previews_then_applies_as_a_job(
+    organiser_client, pool, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    from workbench.models import Job
+
+    url = reverse("pooling:pool_replan", args=[pool.campaign.slug, pool.pk])
+    page = organiser_client.get(url).content.decode()
+    assert "The unfinished topics (1: 2)" in page
+    assert 'name="depth" min="1" value="4"' in page
+    fields = {"depth": "2", "which": "unfinished", "reason": "budget ran out"}
+    preview = organiser_client.get(url, fields).content.decode()
+    assert '<td class="mono">2</td><td class="num">4</td><td class="num">2</td>' in preview
+    assert "0 new judgments; budget 100: 6 spent, 94 left." in preview
+    assert '<input type="hidden" name="reason" value="budget ran out">' in preview
+    assert not PoolRevision.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = organiser_client.post(url, fields)
+    job = Job.objects.get()
+    assert response.url == reverse("job_detail", args=[job.pk])
+    assert (job.state, job.result["revision"]) == ("done", 2)
+    assert PoolRevision.objects.get().reason == "budget ran out"
+    assert queue(pool, "2") == [(1, "w"), (2, "x")]
+    detail = organiser_client.get(
+        reverse("pooling:pool_detail", args=[pool.campaign.slug, pool.pk])
+    ).content.decode()
+    assert "<td>budget ran out</td>" in detail
+    assert '<td class="mono">1-2:1.0</td>' in detail
+
+
+def test_the_replan_page_explains_bad_requests(organiser_client, pool):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[pool.campaign.slug, pool.pk])
+    page = organiser_client.get(url, {"depth": "0", "which": "unfinished"}).content.decode()
+    assert "depth must be at least 1, not 0" in page
+    page = organiser_client.get(url, {"depth": "2", "which": "chosen"}).content.decode()
+    assert "choose at least one topic" in page
+    response = organiser_client.post(url, {"depth": "2", "which": "chosen", "topics": ["9"]})
+    assert response.status_code == 400
+    assert "topics: Select a valid choice. 9 is not one of the available choices." in (
+        response.content.decode()
+    )
+    assert not PoolRevision.objects.exists()
