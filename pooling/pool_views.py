@@ -23,6 +23,7 @@ from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from pooling.spec import PRESETS, PoolSpec, spec_label
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
+from workbench.charts import Frame
 from workbench.http import streamed_attachment
 from workbench.jobs import job_start
 from workbench.roles import organiser_required
@@ -144,31 +145,17 @@ def _chart(
     depths: list[int], sizes: list[int], *, budget: int | None, chosen: int
 ) -> dict[str, Any]:
     """Coordinates for the pool-size-by-depth SVG: a polyline, ticks and guide lines."""
-    width, height, left, bottom, top = 560, 200, 56, 28, 10
-    ceiling = max([*sizes, chosen, budget or 0, 1]) * 1.1
-    low, high = depths[0], depths[-1]
-
-    def x(depth: float) -> float:
-        return left + (depth - low) / max(high - low, 1) * (width - left - 10)
-
-    def y(value: float) -> float:
-        return top + (1 - value / ceiling) * (height - top - bottom)
-
+    frame = Frame(depths[0], depths[-1], max([*sizes, chosen, budget or 0]))
     return {
-        "width": width,
-        "height": height,
-        "points": " ".join(f"{x(d):.1f},{y(s):.1f}" for d, s in zip(depths, sizes, strict=True)),
+        **frame.box(),
+        "points": frame.points(zip(depths, sizes, strict=True)),
         "dots": [
-            {"x": x(d), "y": y(s), "depth": d, "size": s}
+            {"x": frame.x(d), "y": frame.y(s), "depth": d, "size": s}
             for d, s in zip(depths, sizes, strict=True)
         ],
-        "x_ticks": [{"x": x(d), "label": d} for d in depths],
-        "y_ticks": [{"y": y(v), "label": round(v)} for v in (0, ceiling / 2, ceiling / 1.1)],
-        "budget_y": y(budget) if budget is not None else None,
-        "chosen_y": y(chosen),
-        "left": left,
-        "right": width - 10,
-        "baseline": height - bottom,
+        "x_ticks": [{"x": frame.x(d), "label": d} for d in depths],
+        "budget_y": frame.y(budget) if budget is not None else None,
+        "chosen_y": frame.y(chosen),
     }
 
 

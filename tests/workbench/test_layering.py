@@ -28,6 +28,7 @@ PURE_CORES = [
     "judging.overlap",
     "judging.labels",
     "judging.judgment_files",
+    "judging.progress",
     "scoring.qrels",
     "scoring.exports",
     "scoring.evaluation",
@@ -35,6 +36,7 @@ PURE_CORES = [
     "scoring.sample_eval",
     "scoring.report",
     "workbench.demo_content",
+    "workbench.charts",
 ]
 
 
