@@ -1,8 +1,13 @@
 from django.urls import path
 
-from judging import api
+from judging import api, dashboard_views
 
 urlpatterns = [
+    path(
+        "campaigns/<slug:slug>/status/",
+        dashboard_views.CampaignStatusView.as_view(),
+        name="api-campaign-status",
+    ),
     path("assignments/", api.AssignmentListView.as_view(), name="api-assignments"),
     path(
         "assignments/<int:assignment_id>/next/",

@@ -9,16 +9,23 @@ topic and aspect.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
 
 import pandas as pd
 from django.core.cache import cache
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
 
-from judging import agreement, agreement_table, labels
+from judging import agreement, agreement_table, labels, progress
 from judging.models import Adjudication, Assignment, Judgment, JudgmentEvent, PoolPolicy
+from pooling.budget import BudgetState
 from pooling.label_schema import NOT_ASKED
-from pooling.models import Pool, PoolEntry
+from pooling.models import Campaign, Pool, PoolEntry
+from pooling.selectors import campaign_budget
 
 # --------------------------------------------------------------------------
 # Frames
@@ -177,3 +184,278 @@ def final_labels(pool: Pool) -> pd.DataFrame:
 
 def adjudicated_count(pool: Pool) -> int:
     return Adjudication.objects.filter(topic__campaign=pool.campaign).count()
+
+
+# --------------------------------------------------------------------------
+# Campaign progress, rate and forecast
+
+
+@dataclass(frozen=True)
+class TopicProgress:
+    topic_id: str
+    pooled: int
+    to_judge: int
+    judged: int
+    relevant: int
+    assessors: tuple[str, ...]
+
+    @property
+    def finished(self) -> bool:
+        return self.judged >= self.to_judge
+
+
+@dataclass(frozen=True)
+class AssessorProgress:
+    username: str
+    judged_today: int
+    judged_week: int
+    judged_total: int
+    active_hours: float
+    per_hour: float | None
+    median_seconds: float | None
+    queue_done: int
+    queue_total: int
+
+    @property
+    def queue_share(self) -> float | None:
+        return self.queue_done / self.queue_total if self.queue_total else None
+
+
+@dataclass(frozen=True)
+class CampaignStatus:
+    """Everything the dashboard and `campaign_status` show, counted from the stored
+    judgments of the campaign's pools that are not retired."""
+
+    budget: BudgetState
+    today: date
+    topics: list[TopicProgress]
+    assessors: list[AssessorProgress]
+    daily: dict[date, int]
+    forecast: progress.Forecast
+    late_topics: list[str]
+    unassigned_topics: list[str]
+    assessor_alerts: dict[str, str]
+
+    def last_days(self) -> list[tuple[date, int]]:
+        """The budget spent on each of the last 7 days, oldest first."""
+        days = progress.window_days(self.today)
+        return list(zip(days, progress.daily_series(self.daily, today=self.today), strict=True))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "campaign_day": self.today.isoformat(),
+            "budget": self.budget.budget,
+            "spent": self.budget.spent,
+            "remaining": self.budget.remaining,
+            "topics": {
+                t.topic_id: {
+                    "pooled": t.pooled,
+                    "to_judge": t.to_judge,
+                    "judged": t.judged,
+                    "relevant": t.relevant,
+                    "assessors": list(t.assessors),
+                    "finished": t.finished,
+                }
+                for t in self.topics
+            },
+            "assessors": {
+                a.username: {
+                    "judged_today": a.judged_today,
+                    "judged_week": a.judged_week,
+                    "judged": a.judged_total,
+                    "active_hours": a.active_hours,
+                    "per_hour": a.per_hour,
+                    "median_seconds": a.median_seconds,
+                    "queue_done": a.queue_done,
+                    "queue_total": a.queue_total,
+                }
+                for a in self.assessors
+            },
+            "per_day": {day.isoformat(): n for day, n in self.last_days()},
+            "forecast": self.forecast.to_dict(),
+            "alerts": {
+                "late_topics": self.late_topics,
+                "unassigned_topics": self.unassigned_topics,
+                "assessors": self.assessor_alerts,
+            },
+        }
+
+
+def campaign_status(campaign: Campaign, *, today: date | None = None) -> CampaignStatus:
+    """The campaign's progress now: per topic, per assessor, the rate and the forecast."""
+    today = today or timezone.localdate()
+    per_topic = _topic_counts(campaign)
+    assignments = list(
+        Assignment.objects.open()
+        .with_progress()
+        .filter(pool__campaign=campaign)
+        .select_related("assessor", "topic")
+        .order_by("assessor__username", "pool__created_at", "topic__position", "kind")
+    )
+    names: dict[str, list[str]] = {}
+    for assignment in assignments:
+        names.setdefault(assignment.topic.topic_id, []).append(assignment.assessor.username)
+    topics = [
+        TopicProgress(
+            topic_id=topic_id,
+            **per_topic[topic_id],
+            assessors=tuple(sorted(set(names.get(topic_id, [])))),
+        )
+        for topic_id in campaign.topics.values_list("topic_id", flat=True)
+        if topic_id in per_topic
+    ]
+    judgments = Judgment.objects.filter(topic__campaign=campaign)
+    daily = _spent_per_day(campaign, judgments)
+    assessors = _assessor_progress(judgments, assignments, today)
+    rates = {a.username: a.judged_week / progress.WINDOW_DAYS for a in assessors}
+    budget = campaign_budget(campaign)
+    queues = [
+        progress.QueueLeft(a.assessor.username, a.topic.topic_id, a.total - a.judged)
+        for a in assignments
+    ]
+    # Work nobody is assigned yet is work all the same: one judgment per entry.
+    unassigned = [t for t in topics if not t.assessors and not t.finished]
+    remaining_work = sum(max(q.left, 0) for q in queues) + sum(
+        t.to_judge - t.judged for t in unassigned
+    )
+    alerts = progress.outliers(
+        {a.username: a.per_hour for a in assessors if a.per_hour is not None}
+    )
+    return CampaignStatus(
+        budget=budget,
+        today=today,
+        topics=topics,
+        assessors=assessors,
+        daily=daily,
+        forecast=progress.forecast(
+            daily,
+            today=today,
+            remaining_work=remaining_work,
+            remaining_budget=None if budget.remaining is None else max(budget.remaining, 0),
+        ),
+        late_topics=progress.topics_past_the_budget(
+            queues,
+            rates,
+            remaining_budget=None if budget.remaining is None else max(budget.remaining, 0),
+        ),
+        unassigned_topics=[t.topic_id for t in unassigned],
+        assessor_alerts={name: f"judgments per active hour: {why}" for name, why in alerts.items()}
+        | _agreement_alerts(campaign),
+    )
+
+
+def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
+    """Per topic, over the entries of the current plan: documents pooled, drawn to
+    judge, judged among those, and judged relevant by anyone. A document in two
+    pools counts once, drawn if either pool draws it."""
+    judged_here = Judgment.objects.filter(topic=OuterRef("topic"), docno=OuterRef("docno"))
+    rows = (
+        PoolEntry.objects.filter(
+            pool__campaign=campaign, pool__retired_at__isnull=True, retired=False
+        )
+        .annotate(
+            is_judged=Exists(judged_here), is_relevant=Exists(judged_here.filter(relevance__gt=0))
+        )
+        .values("topic__topic_id")
+        .annotate(
+            pooled=Count("docno", distinct=True),
+            to_judge=Count("docno", filter=Q(sampled=True), distinct=True),
+            judged=Count("docno", filter=Q(sampled=True, is_judged=True), distinct=True),
+            relevant=Count("docno", filter=Q(is_relevant=True), distinct=True),
+        )
+    )
+    return {row.pop("topic__topic_id"): row for row in rows}
+
+
+def _spent_per_day(campaign: Campaign, judgments: Any) -> dict[date, int]:
+    """The budget spent each day: judgments on the day first made, adjudications
+    (where they count) on the day last decided; the days sum to `BudgetState.spent`."""
+    spent: dict[date, int] = {}
+    sources = [(judgments, "created_at")]
+    if campaign.budget_counts_adjudications:
+        sources.append((Adjudication.objects.filter(topic__campaign=campaign), "decided_at"))
+    for rows, field in sources:
+        for day, n in (
+            rows.annotate(day=TruncDate(field))
+            .values("day")
+            .annotate(n=Count("id"))
+            .values_list("day", "n")
+        ):
+            spent[day] = spent.get(day, 0) + n
+    return spent
+
+
+def _assessor_progress(
+    judgments: Any, assignments: list[Assignment], today: date
+) -> list[AssessorProgress]:
+    week_start = today - timedelta(days=progress.WINDOW_DAYS - 1)
+    timed = Q(seconds__gt=0)
+    counts = {
+        row.pop("assessor__username"): row
+        for row in judgments.values("assessor__username").annotate(
+            total=Count("id"),
+            today=Count("id", filter=Q(created_at__date=today)),
+            week=Count(
+                "id", filter=Q(created_at__date__gte=week_start, created_at__date__lte=today)
+            ),
+            timed=Count("id", filter=timed),
+            seconds=Sum("seconds", filter=timed),
+        )
+    }
+    seconds: dict[str, list[float]] = {}
+    for username, spent in judgments.filter(timed).values_list("assessor__username", "seconds"):
+        seconds.setdefault(username, []).append(spent)
+    queues: dict[str, list[int]] = {}
+    for assignment in assignments:
+        done_total = queues.setdefault(assignment.assessor.username, [0, 0])
+        done_total[0] += assignment.judged
+        done_total[1] += assignment.total
+    result = []
+    for username in sorted(set(counts) | set(queues)):
+        made = counts.get(username) or {"total": 0, "today": 0, "week": 0, "timed": 0}
+        hours = (made.get("seconds") or 0.0) / 3600
+        done, total = queues.get(username, [0, 0])
+        result.append(
+            AssessorProgress(
+                username=username,
+                judged_today=made["today"],
+                judged_week=made["week"],
+                judged_total=made["total"],
+                active_hours=hours,
+                per_hour=made["timed"] / hours if hours > 0 else None,
+                median_seconds=statistics.median(seconds[username])
+                if username in seconds
+                else None,
+                queue_done=done,
+                queue_total=total,
+            )
+        )
+    return result
+
+
+def _agreement_alerts(campaign: Campaign) -> dict[str, str]:
+    """Assessors the agreement rule flags (`agreement.FlagRule`: Cohen's kappa on
+    relevance against the others), over the documents two or more of them judged."""
+    version = JudgmentEvent.objects.filter(topic__campaign=campaign).aggregate(Max("id"))
+    key = f"agreement-alerts:{campaign.pk}:{version['id__max']}"
+    alerts = cache.get(key)
+    if alerts is None:
+        alerts = {}
+        rule = agreement.FlagRule()
+        aspects = [
+            a for a in agreement_table.schema_aspects(campaign.schema) if a.name == rule.aspect
+        ]
+        other = Judgment.objects.filter(topic=OuterRef("topic"), docno=OuterRef("docno")).exclude(
+            assessor=OuterRef("assessor")
+        )
+        rows = Judgment.objects.filter(Exists(other), topic__campaign=campaign).values_list(
+            "assessor__username", "topic__topic_id", "docno", "relevance"
+        )
+        shared = pd.DataFrame(list(rows), columns=["assessor", "query_id", "doc_id", "relevance"])
+        if not shared.empty:
+            pairs = agreement.pairwise_agreement(shared, aspects=aspects)
+            flagged = agreement.assessor_agreement(pairs, rule=rule)
+            for row in flagged[flagged["flagged"]].itertuples(index=False):
+                alerts[str(row.assessor)] = f"agreement: {row.flag_reason}"
+        cache.set(key, alerts, timeout=3600)
+    return alerts

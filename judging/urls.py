@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import organiser_views, views
+from judging import dashboard_views, organiser_views, views
 
 app_name = "judging"
 urlpatterns = [
@@ -25,6 +25,11 @@ urlpatterns = [
         "pools/<int:pool_id>/adjudicate/<int:topic_id>/<path:docno>/",
         organiser_views.adjudicate,
         name="adjudicate",
+    ),
+    path(
+        "campaigns/<slug:slug>/dashboard/",
+        dashboard_views.campaign_dashboard,
+        name="campaign_dashboard",
     ),
     path("history/", organiser_views.document_history_lookup, name="document_history_lookup"),
     path(

@@ -195,6 +195,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # Largest accepted request body for a run or collection upload through the web.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 WORKBENCH_MAX_UPLOAD_BYTES = int(os.environ.get("WORKBENCH_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
+# How often the campaign dashboard asks for fresh numbers while it is open.
+WORKBENCH_DASHBOARD_REFRESH_SECONDS = int(
+    os.environ.get("WORKBENCH_DASHBOARD_REFRESH_SECONDS", "10")
+)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

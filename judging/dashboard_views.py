@@ -1,0 +1,118 @@
+"""The campaign dashboard: progress, rate, forecast and alerts, refreshed while
+assessors judge, and the same numbers over the API."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from judging import progress
+from judging.selectors import CampaignStatus, campaign_status
+from pooling.models import Campaign
+from workbench.charts import Frame
+from workbench.roles import IsOrganiser, organiser_required
+
+# The chart looks this far past today at most; a later forecast is named, not drawn.
+HORIZON_DAYS = 42
+
+
+@organiser_required
+def campaign_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    status = campaign_status(campaign)
+    template = "judging/dashboard.html#live" if request.htmx else "judging/dashboard.html"
+    return render(
+        request,
+        template,
+        {
+            "campaign": campaign,
+            "status": status,
+            "chart": burn_down_chart(status),
+            "per_day": status.last_days(),
+            "jobs": campaign.jobs.all()[:5],
+            "refresh_seconds": settings.WORKBENCH_DASHBOARD_REFRESH_SECONDS,
+            "updated_at": timezone.localtime(),
+        },
+    )
+
+
+class CampaignStatusView(APIView):
+    """The dashboard's numbers: the same JSON as `campaign_status --format json`."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        return Response(campaign_status(campaign).to_dict())
+
+
+def burn_down_chart(status: CampaignStatus) -> dict[str, Any]:
+    """Coordinates of the burn-down SVG: the budget spent so far by day, the budget,
+    the work the plan needs in all, and the forecast from today to its finish date."""
+    today, forecast = status.today, status.forecast
+    start = min([*status.daily, today - timedelta(days=progress.WINDOW_DAYS - 1)])
+    end = today + timedelta(days=max(7, (today - start).days // 2))
+    if forecast.finish_date:
+        end = max(end, min(forecast.high or forecast.finish_date, today + _horizon()))
+    spent = status.budget.spent
+    planned = spent + forecast.remaining_work
+    frame = Frame(
+        0, (end - start).days, max(planned, status.budget.budget or 0), width=880, height=240
+    )
+
+    def day(d: date) -> int:
+        return (d - start).days
+
+    total, points = 0, []
+    for offset in range(day(today) + 1):
+        total += status.daily.get(start + timedelta(days=offset), 0)
+        points.append((offset, total))
+    chart: dict[str, Any] = {
+        **frame.box(),
+        "judged": frame.points(points),
+        "today_x": frame.x(day(today)),
+        "x_ticks": [
+            {"x": frame.x(day(d)), "label": d.strftime("%b %-d")} for d in _ticks(start, end, today)
+        ],
+        "budget_y": None if status.budget.budget is None else frame.y(status.budget.budget),
+        "planned_y": frame.y(planned),
+        "forecast": {},
+    }
+    for name, finish in (
+        ("line", forecast.finish_date),
+        ("low", forecast.low),
+        ("high", forecast.high),
+    ):
+        if finish and forecast.remaining_work:
+            # Clipped at the chart's end: the line then stops short of the plan's total.
+            shown = min(finish, end)
+            reached = spent + forecast.remaining_work * (
+                (shown - today).days / max((finish - today).days, 1)
+            )
+            chart["forecast"][name] = frame.points([(day(today), spent), (day(shown), reached)])
+    chart["off_chart"] = forecast.finish_date is not None and forecast.finish_date > end
+    return chart
+
+
+def _horizon() -> timedelta:
+    return timedelta(days=HORIZON_DAYS)
+
+
+def _ticks(start: date, end: date, today: date) -> list[date]:
+    """About five dates from start to end, today among them."""
+    step = max(1, (end - start).days // 4)
+    ticks = [start + timedelta(days=k * step) for k in range(5) if k * step <= (end - start).days]
+    ticks = [d for d in ticks if abs((d - today).days) > step // 3]
+    return sorted([*ticks, today])

@@ -1,0 +1,68 @@
+import json
+from typing import Any
+
+from django.core.management.base import CommandParser
+
+from judging.selectors import campaign_status
+from workbench.commands import WorkbenchCommand, campaign_or_error
+from workbench.streams import quiet_on_closed_stdout
+
+
+class Command(WorkbenchCommand):
+    help = (
+        "How far a campaign's judging is: per topic and assessor, the budget spent and left, "
+        "the rate of the last 7 days and the date the current plan finishes at that rate."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument("--format", choices=["text", "json"], default="text")
+
+    @quiet_on_closed_stdout
+    def handle(self, *args: object, **options: Any) -> None:
+        status = campaign_status(campaign_or_error(options["campaign"]))
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(status.to_dict(), indent=1))
+            return
+        budget, forecast = status.budget, status.forecast
+        self.stdout.write(f"{budget.describe()}")
+        self.stdout.write(
+            f"{forecast.remaining_work} judgments left at {forecast.rate_per_day:.1f} a day: "
+            + (
+                f"finished {forecast.finish_date} (between {forecast.low} and "
+                f"{forecast.high or 'later'})"
+                if forecast.finish_date
+                else "no judgments in the last 7 days: no forecast"
+            )
+            + (
+                ""
+                if forecast.fits_budget is None
+                else (
+                    "; the budget covers it"
+                    if forecast.fits_budget
+                    else "; the budget does not cover it"
+                )
+            )
+        )
+        self.stdout.write("")
+        self.stdout.write("topic     pooled  to_judge  judged  relevant  finished  assessors")
+        for t in status.topics:
+            self.stdout.write(
+                f"{t.topic_id:<8} {t.pooled:>7} {t.to_judge:>9} {t.judged:>7} {t.relevant:>9} "
+                f"{'yes' if t.finished else 'no':>9}  {', '.join(t.assessors)}"
+            )
+        self.stdout.write("")
+        self.stdout.write("assessor      today  week  judged  per_hour  median_s  queue")
+        for a in status.assessors:
+            per_hour = f"{a.per_hour:.0f}" if a.per_hour is not None else "-"
+            median = f"{a.median_seconds:.1f}" if a.median_seconds is not None else "-"
+            self.stdout.write(
+                f"{a.username:<12} {a.judged_today:>6} {a.judged_week:>5} {a.judged_total:>7} "
+                f"{per_hour:>9} {median:>9}  {a.queue_done}/{a.queue_total}"
+            )
+        for topic in status.late_topics:
+            self.stdout.write(f"alert: topic {topic} will not be finished within the budget")
+        for topic in status.unassigned_topics:
+            self.stdout.write(f"alert: topic {topic} has no assessor")
+        for name, why in status.assessor_alerts.items():
+            self.stdout.write(f"alert: {name}: {why}")

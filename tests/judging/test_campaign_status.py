@@ -1,0 +1,254 @@
+"""The campaign's progress counted from the stored judgments: the selector, the
+`campaign_status` command, the dashboard page and the API resource."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+from django.utils import timezone
+
+from judging import progress, services
+from judging.dashboard_views import HORIZON_DAYS, burn_down_chart
+from judging.models import Assignment, Judgment, OverlapItem
+from judging.selectors import campaign_status
+from pooling.models import PoolEntry
+from pooling.services import pool_retire
+from tests.helpers import make_campaign, make_pool, make_user
+
+pytestmark = pytest.mark.django_db
+RELEVANT = {"effectiveness": 3, "credibility": 1}
+TODAY = date(2026, 11, 23)
+
+
+def on_day(judgment: Judgment, day: date, seconds: float) -> None:
+    """Move a judgment to noon of `day` with its active time."""
+    moment = timezone.make_aware(datetime(day.year, day.month, day.day, 12))
+    Judgment.objects.filter(pk=judgment.pk).update(created_at=moment, seconds=seconds)
+
+
+@pytest.fixture
+def campaign_setup():
+    """Topic 1: ann (primary) and ben (overlap), 10 entries of which 8 drawn;
+    topic 2: ben, 5 entries; topic 3: 4 entries, nobody assigned."""
+    ann, ben = make_user("ann"), make_user("ben")
+    campaign = make_campaign(topics=("1", "2", "3"), judgment_budget=100)
+    pool = make_pool(
+        campaign,
+        {"1": [f"a{i}" for i in range(10)], "2": [f"b{i}" for i in range(5)], "3": list("wxyz")},
+    )
+    pool.entries.filter(docno__in=["a8", "a9"]).update(sampled=False)
+    t1, t2, _ = campaign.topics.all()
+    services.assignments_create(pool=pool, topics=[t1], assessors=[ann])
+    services.assignments_create(pool=pool, topics=[t2], assessors=[ben])
+    overlap = Assignment.objects.create(pool=pool, topic=t1, assessor=ben, kind=Assignment.OVERLAP)
+    OverlapItem.objects.bulk_create(
+        OverlapItem(assignment=overlap, entry=entry, position=k)
+        for k, entry in enumerate(pool.entries.filter(topic=t1, sampled=True).order_by("order"))
+    )
+    ann_work = Assignment.objects.get(assessor=ann)
+    ben_work = Assignment.objects.get(assessor=ben, topic=t2)
+    # ann: 3 today (10 s each), 2 four days ago (30 s), 1 twenty days ago (no time).
+    for k, (day, seconds, relevance) in enumerate(
+        [(0, 10, 1), (0, 10, 0), (0, 10, 2), (4, 30, 0), (4, 30, 1), (20, 0, 0)]
+    ):
+        made = services.judgment_submit(
+            assignment=ann_work, docno=f"a{k}", relevance=relevance, aspects=RELEVANT
+        )
+        on_day(made, TODAY - timedelta(days=day), seconds)
+    # ben: all of topic 2 yesterday, and a0 of topic 1 (overlap) today.
+    for k in range(5):
+        made = services.judgment_submit(
+            assignment=ben_work, docno=f"b{k}", relevance=k % 2, aspects=RELEVANT
+        )
+        on_day(made, TODAY - timedelta(days=1), 20)
+    made = services.judgment_record(
+        assessor=ben, topic=t1, docno="a0", relevance=0, aspects=RELEVANT
+    )
+    on_day(made, TODAY, 40)
+    return campaign, pool
+
+
+def test_topics_count_the_current_plan_once_per_document(campaign_setup):
+    campaign, _ = campaign_setup
+    status = campaign_status(campaign, today=TODAY)
+    rows = {t.topic_id: t for t in status.topics}
+    assert (rows["1"].pooled, rows["1"].to_judge, rows["1"].judged) == (10, 8, 6)
+    assert rows["1"].relevant == 3  # a0 (ann said 1), a2, a4
+    assert rows["1"].assessors == ("ann", "ben")
+    assert (rows["2"].to_judge, rows["2"].judged, rows["2"].finished) == (5, 5, True)
+    assert (rows["3"].to_judge, rows["3"].judged, rows["3"].assessors) == (4, 0, ())
+    assert status.unassigned_topics == ["3"]
+
+
+def test_assessors_show_day_week_total_active_time_and_queue(campaign_setup):
+    campaign, _ = campaign_setup
+    ann, ben = campaign_status(campaign, today=TODAY).assessors
+    assert (ann.username, ann.judged_today, ann.judged_week, ann.judged_total) == (
+        "ann",
+        3,
+        5,
+        6,
+    )
+    assert ann.active_hours == pytest.approx(90 / 3600)
+    # Judgments without recorded time count in neither the hours nor the rate.
+    assert ann.per_hour == pytest.approx(5 / (90 / 3600))
+    assert ann.median_seconds == 10
+    assert (ann.queue_done, ann.queue_total) == (6, 8)
+    assert (ben.judged_today, ben.judged_week, ben.judged_total) == (1, 6, 6)
+    assert (ben.queue_done, ben.queue_total) == (6, 13)  # topic 2, and a0 of the overlap
+    assert ben.median_seconds == 20
+
+
+def test_the_days_add_up_to_the_budget_spent_with_adjudications(campaign_setup):
+    campaign, _ = campaign_setup
+    topic = campaign.topics.get(topic_id="1")
+    services.adjudication_record(
+        topic=topic,
+        docno="a0",
+        relevance=1,
+        aspects=RELEVANT,
+        reason="ann is right",
+        decided_by=make_user("boss", organiser=True),
+    )
+    status = campaign_status(campaign, today=TODAY)
+    assert status.budget.spent == 13
+    assert sum(status.daily.values()) == 13
+    assert status.daily[TODAY - timedelta(days=20)] == 1
+    campaign.budget_counts_adjudications = False
+    campaign.save()
+    status = campaign_status(campaign, today=TODAY)
+    assert sum(status.daily.values()) == status.budget.spent == 12
+
+
+def test_the_forecast_divides_the_work_left_by_the_weeks_rate(campaign_setup):
+    campaign, _ = campaign_setup
+    status = campaign_status(campaign, today=TODAY)
+    # Left: ann 2 of topic 1, ben 7 of the overlap, topic 3's 4 unassigned.
+    assert status.forecast.remaining_work == 13
+    # Last 7 days: 4 today, 5 yesterday, 2 four days ago: 11 in 7 days.
+    assert status.forecast.rate_per_day == pytest.approx(11 / 7)
+    assert status.forecast.finish_date == TODAY + timedelta(days=9)  # ceil(13 / (11/7))
+    assert status.forecast.fits_budget is True  # 88 left
+    campaign.judgment_budget = 20
+    campaign.save()
+    status = campaign_status(campaign, today=TODAY)
+    assert status.forecast.fits_budget is False  # 8 left for 13
+    # ann's 2 fit in the budget's days; ben's overlap of topic 1 does not.
+    assert status.late_topics == ["1"]
+
+
+def test_retired_pools_and_entries_leave_the_plan(campaign_setup):
+    campaign, pool = campaign_setup
+    PoolEntry.objects.filter(pool=pool, docno__in=["a6", "a7"]).update(retired=True, sampled=False)
+    assert campaign_status(campaign, today=TODAY).topics[0].to_judge == 6
+    pool_retire(pool=pool)
+    status = campaign_status(campaign, today=TODAY)
+    assert status.topics == []
+    assert status.forecast.remaining_work == 0
+    assert status.budget.spent == 12  # the judgments still count
+
+
+def test_a_document_in_two_pools_counts_once(campaign_setup):
+    campaign, _ = campaign_setup
+    make_pool(campaign, {"1": ["a0", "a1", "new"]}, name="second")
+    rows = {t.topic_id: t for t in campaign_status(campaign, today=TODAY).topics}
+    assert (rows["1"].pooled, rows["1"].to_judge, rows["1"].judged) == (11, 9, 6)
+
+
+def test_the_command_prints_the_json_the_issue_promises(campaign_setup, capsys):
+    campaign, _ = campaign_setup
+    call_command("campaign_status", "--campaign", campaign.slug, "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    assert (data["budget"], data["spent"], data["remaining"]) == (100, 12, 88)
+    assert data["topics"]["2"] == {
+        "pooled": 5,
+        "to_judge": 5,
+        "judged": 5,
+        "relevant": 2,
+        "assessors": ["ben"],
+        "finished": True,
+    }
+    assert set(data["forecast"]) >= {"finish_date", "low", "high", "fits_budget"}
+    assert len(data["per_day"]) == 7
+    assert data["alerts"]["unassigned_topics"] == ["3"]
+
+
+def test_the_command_in_text_and_with_an_unknown_campaign(campaign_setup, capsys):
+    campaign, _ = campaign_setup
+    call_command("campaign_status", "--campaign", campaign.slug)
+    out = capsys.readouterr().out
+    assert out.startswith("budget 100: 12 spent, 88 left\n")
+    assert "topic 3 has no assessor" in out
+    with pytest.raises(CommandError, match="no campaign with slug 'nope'"):
+        call_command("campaign_status", "--campaign", "nope")
+
+
+def test_without_any_judgment_nothing_is_forecast():
+    campaign = make_campaign(topics=("1",))
+    make_pool(campaign, {"1": ["d1", "d2"]})
+    status = campaign_status(campaign, today=TODAY)
+    assert status.forecast.finish_date is None
+    assert status.to_dict()["forecast"]["finish_date"] is None
+    assert status.to_dict()["remaining"] is None  # no budget
+
+
+# --------------------------------------------------------------------------
+# The page and the API
+
+
+def test_the_dashboard_shows_the_numbers_and_refreshes_itself(campaign_setup, organiser_client):
+    campaign, _ = campaign_setup
+    url = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    page = organiser_client.get(url).content.decode()
+    assert 'data-stat="spent">12<' in page
+    assert 'hx-trigger="every 10s"' in page
+    assert 'data-assessor="ann"' in page
+    assert "Topic 3 has documents to judge and no assessor" in page
+    fragment = organiser_client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert fragment.lstrip().startswith('<div id="dashboard-live"')
+    assert "<html" not in fragment
+
+
+def test_assessors_and_strangers_do_not_see_the_dashboard(campaign_setup, assessor_client, client):
+    campaign, _ = campaign_setup
+    url = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    assert assessor_client.get(url).status_code == 403
+    api = reverse("api-campaign-status", args=[campaign.slug])
+    assert assessor_client.get(api).status_code == 403
+    client.logout()
+    assert client.get(api).status_code in (401, 403)
+
+
+def test_the_api_answers_what_the_command_prints(campaign_setup, organiser_client, capsys):
+    campaign, _ = campaign_setup
+    answer = organiser_client.get(reverse("api-campaign-status", args=[campaign.slug]))
+    assert answer.status_code == 200
+    call_command("campaign_status", "--campaign", campaign.slug, "--format", "json")
+    assert answer.json() == json.loads(capsys.readouterr().out)
+    missing = organiser_client.get(reverse("api-campaign-status", args=["nope"]))
+    assert missing.status_code == 404
+
+
+def test_the_burn_down_clips_a_far_forecast_and_says_so(campaign_setup):
+    campaign, _ = campaign_setup
+    status = campaign_status(campaign, today=TODAY)
+    chart = burn_down_chart(status)
+    assert not chart["off_chart"]
+    assert "line" in chart["forecast"]
+    slow = replace(
+        status,
+        forecast=progress.forecast(
+            status.daily, today=TODAY, remaining_work=1000, remaining_budget=None
+        ),
+    )
+    chart = burn_down_chart(slow)
+    assert slow.forecast.finish_date > TODAY + timedelta(days=HORIZON_DAYS)
+    assert chart["off_chart"]
+    last_x = float(chart["forecast"]["line"].split()[-1].split(",")[0])
+    assert last_x == pytest.approx(chart["right"])
