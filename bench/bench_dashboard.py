@@ -147,6 +147,7 @@ def main() -> None:
         create_database(args.database_url)
     setup(args.database_url)
     from django.core.management import call_command
+    from django.db import connection
 
     from judging.models import Judgment
     from pooling.models import Campaign, PoolEntry
@@ -154,6 +155,8 @@ def main() -> None:
     call_command("collectstatic", interactive=False, verbosity=0)  # as a deployment does
     if not args.reuse:
         fill_campaign(build_pool()[0])
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")  # fresh statistics, as autovacuum would have them
     slug = Campaign.objects.get().slug
     entries = PoolEntry.objects.count()
     print(f"pool entries: {entries:,}; judgments: {Judgment.objects.count():,} (PostgreSQL)")

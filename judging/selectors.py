@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -24,7 +25,7 @@ from judging import agreement, agreement_table, labels, progress
 from judging.models import Adjudication, Assignment, Judgment, JudgmentEvent, PoolPolicy
 from pooling.budget import BudgetState
 from pooling.label_schema import NOT_ASKED
-from pooling.models import Campaign, Pool, PoolEntry
+from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget
 
 # --------------------------------------------------------------------------
@@ -347,24 +348,43 @@ def campaign_status(campaign: Campaign, *, today: date | None = None) -> Campaig
 def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
     """Per topic, over the entries of the current plan: documents pooled, drawn to
     judge, judged among those, and judged relevant by anyone. A document in two
-    pools counts once, drawn if either pool draws it."""
-    judged_here = Judgment.objects.filter(topic=OuterRef("topic"), docno=OuterRef("docno"))
-    rows = (
-        PoolEntry.objects.filter(
-            pool__campaign=campaign, pool__retired_at__isnull=True, retired=False
-        )
-        .annotate(
-            is_judged=Exists(judged_here), is_relevant=Exists(judged_here.filter(relevance__gt=0))
-        )
-        .values("topic__topic_id")
-        .annotate(
-            pooled=Count("docno", distinct=True),
-            to_judge=Count("docno", filter=Q(sampled=True), distinct=True),
-            judged=Count("docno", filter=Q(sampled=True, is_judged=True), distinct=True),
-            relevant=Count("docno", filter=Q(is_relevant=True), distinct=True),
-        )
+    pools counts once, drawn if either pool draws it.
+
+    One grouped statement: the ORM's form (a count distinct over correlated
+    EXISTS per entry) took 0.5-0.9 s on a 100,000-entry pool; joining the
+    plan to the judged documents once takes about 0.1 s (bench_dashboard).
+    """
+    entry, pool, judgment, topic = (
+        connection.ops.quote_name(model._meta.db_table)
+        for model in (PoolEntry, Pool, Judgment, Topic)
     )
-    return {row.pop("topic__topic_id"): row for row in rows}
+    sql = f"""
+        WITH plan AS (
+            SELECT e.topic_id, e.docno, MAX(CASE WHEN e.sampled THEN 1 ELSE 0 END) AS drawn
+            FROM {entry} e JOIN {pool} p ON p.id = e.pool_id
+            WHERE p.campaign_id = %s AND p.retired_at IS NULL AND NOT e.retired
+            GROUP BY e.topic_id, e.docno
+        ), judged AS (
+            SELECT j.topic_id, j.docno, MAX(CASE WHEN j.relevance > 0 THEN 1 ELSE 0 END) AS relevant
+            FROM {judgment} j JOIN {topic} t ON t.id = j.topic_id
+            WHERE t.campaign_id = %s
+            GROUP BY j.topic_id, j.docno
+        )
+        SELECT t.topic_id, COUNT(*), SUM(plan.drawn),
+               SUM(CASE WHEN judged.docno IS NULL THEN 0 ELSE plan.drawn END),
+               SUM(COALESCE(judged.relevant, 0))
+        FROM plan
+        JOIN {topic} t ON t.id = plan.topic_id
+        LEFT JOIN judged ON judged.topic_id = plan.topic_id AND judged.docno = plan.docno
+        GROUP BY t.topic_id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign.pk, campaign.pk])
+        rows = cursor.fetchall()
+    return {
+        topic_id: {"pooled": pooled, "to_judge": drawn, "judged": judged, "relevant": relevant}
+        for topic_id, pooled, drawn, judged, relevant in rows
+    }
 
 
 def _spent_per_day(campaign: Campaign, judgments: Any) -> dict[date, int]:

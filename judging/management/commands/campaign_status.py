@@ -13,6 +13,8 @@ class Command(WorkbenchCommand):
         "How far a campaign's judging is: per topic and assessor, the budget spent and left, "
         "the rate of the last 7 days and the date the current plan finishes at that rate."
     )
+    # A read-only report people run in loops: the system checks (0.2 s) are for manage.py check.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="campaign slug")
