@@ -7,9 +7,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import IsAuthenticated
@@ -17,7 +19,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging import progress
+from judging import progress, services
+from judging.models import DocumentNote
 from judging.selectors import CampaignStatus, campaign_status
 from pooling.models import Campaign
 from workbench.charts import Frame
@@ -45,6 +48,20 @@ def campaign_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "updated_at": timezone.localtime(),
         },
     )
+
+
+@organiser_required
+@require_POST
+def note_give_back(request: HttpRequest, slug: str, note_id: int) -> HttpResponse:
+    """Put a set-aside document back in its assessor's queue (its text fixed, say)."""
+    note = get_object_or_404(DocumentNote, pk=note_id, topic__campaign__slug=slug)
+    services.cannot_judge_clear(note=note)
+    messages.success(
+        request,
+        f"{note.docno} is back in {note.assessor.username}'s queue for topic "
+        f"{note.topic.topic_id}.",
+    )
+    return redirect("judging:campaign_dashboard", slug)
 
 
 class CampaignStatusView(APIView):

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from judging.models import PoolPolicy
+from judging.models import DocumentNote, PoolPolicy
 from judging.overlap import OverlapPlanError, OverlapSpec
 from pooling.models import Topic
 
@@ -73,3 +73,16 @@ class HistoryLookupForm(forms.Form):
 
     topic = forms.ModelChoiceField(queryset=Topic.objects.all())
     docno = forms.CharField(strip=True, max_length=200)
+
+
+class NoteForm(forms.Form):
+    """The assessor's free note on a document, sent with a judgment."""
+
+    note = forms.CharField(required=False, max_length=DocumentNote.MAX_TEXT, strip=True)
+
+
+class CannotJudgeForm(forms.Form):
+    """Why the assessor cannot judge a document, from a short list plus free text."""
+
+    reason = forms.ChoiceField(choices=DocumentNote.REASONS)
+    text = forms.CharField(required=False, max_length=DocumentNote.MAX_TEXT, strip=True)

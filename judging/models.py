@@ -121,13 +121,21 @@ class Assignment(models.Model):
     def _judgments(self) -> models.QuerySet[Judgment]:
         return Judgment.objects.filter(assessor_id=self.assessor_id, topic_id=self.topic_id)
 
+    def set_aside(self) -> models.QuerySet[DocumentNote]:
+        """The assessor's cannot-judge notes on this topic (any queue position)."""
+        return DocumentNote.objects.filter(
+            assessor_id=self.assessor_id, topic_id=self.topic_id
+        ).exclude(cannot_judge="")
+
     def entry_at(self, position: int) -> PoolEntry | None:
         return self.queue().filter(position=position).first()
 
     def next_unjudged(self, after: int = 0) -> PoolEntry | None:
-        """The first unjudged entry after `position`, else the first unjudged at all."""
+        """The first unjudged entry after `position`, else the first unjudged at all;
+        documents the assessor set aside as cannot-judge are skipped."""
         judged = self._judgments().filter(docno=models.OuterRef("docno"))
-        unjudged = self.queue().exclude(models.Exists(judged))
+        set_aside = self.set_aside().filter(docno=models.OuterRef("docno"))
+        unjudged = self.queue().exclude(models.Exists(judged)).exclude(models.Exists(set_aside))
         return unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
 
     def progress(self) -> tuple[int, int]:
@@ -276,3 +284,48 @@ class Adjudication(models.Model):
 
     def labels(self) -> dict[str, Any]:
         return {"relevance": self.relevance, **self.aspects}
+
+
+class DocumentNote(models.Model):
+    """An assessor's word on a document of a topic: a free note, and why they
+    cannot judge it when they cannot.
+
+    Not a judgment: a document set aside as cannot-judge spends no budget,
+    stays pooled but unjudged, leaves the assessor's queue and waits on the
+    organiser's dashboard. Judging it later clears the reason; the note stays.
+    """
+
+    EMPTY = "empty"
+    UNREADABLE = "unreadable"
+    LANGUAGE = "language"
+    NO_ACCESS = "no_access"
+    OTHER = "other"
+    REASONS = [
+        (EMPTY, "Empty or no text"),
+        (UNREADABLE, "Unreadable or garbled"),
+        (LANGUAGE, "Wrong language"),
+        (NO_ACCESS, "Login wall or paywall"),
+        (OTHER, "Other"),
+    ]
+    MAX_TEXT = 2000
+
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="document_notes"
+    )
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="document_notes")
+    docno = models.CharField(max_length=MAX_DOCNO)
+    text = models.TextField(blank=True, max_length=MAX_TEXT)
+    cannot_judge = models.CharField(max_length=20, choices=REASONS, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assessor", "topic", "docno"], name="unique_document_note"
+            ),
+        ]
+        indexes = [models.Index(fields=["topic", "docno"], name="note_document")]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} {self.topic.topic_id} {self.docno}: {self.cannot_judge or 'note'}"

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
@@ -15,7 +16,7 @@ from judging import selectors, services
 from judging.agreement import confusion_matrix, records, worst_first
 from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
 from judging.highlight import highlight_html, query_terms
-from judging.models import Assignment, Judgment, JudgmentEvent, PoolPolicy
+from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
 from judging.overlap import OverlapPlanError
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry, Topic
@@ -107,10 +108,16 @@ def document_history(request: HttpRequest, topic_id: int, docno: str) -> HttpRes
             "document": document,
             "events": events,
             "judgments": judgments,
+            "notes": _notes(topic, docno),
             "adjudication": adjudication,
             "schema": topic.campaign.schema,
         },
     )
+
+
+def _notes(topic: Topic, docno: str) -> QuerySet[DocumentNote]:
+    """The assessors' notes and cannot-judge reasons on one document of a topic."""
+    return DocumentNote.objects.filter(topic=topic, docno=docno).select_related("assessor")
 
 
 # --------------------------------------------------------------------------
@@ -314,6 +321,7 @@ def adjudicate(request: HttpRequest, pool_id: int, topic_id: int, docno: str) ->
             "document": document,
             "text_html": mark_safe(highlight_html(document.text, terms)) if document else "",
             "judgments": judgments,
+            "notes": _notes(topic, docno),
             "adjudication": topic.adjudications.filter(docno=docno).first(),
             "questions": (schema.relevance, *schema.aspects),
             "schema": schema,

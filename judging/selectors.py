@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pandas as pd
@@ -22,7 +22,14 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from judging import agreement, agreement_table, labels, progress
-from judging.models import Adjudication, Assignment, Judgment, JudgmentEvent, PoolPolicy
+from judging.models import (
+    Adjudication,
+    Assignment,
+    DocumentNote,
+    Judgment,
+    JudgmentEvent,
+    PoolPolicy,
+)
 from pooling.budget import BudgetState
 from pooling.label_schema import NOT_ASKED
 from pooling.models import Campaign, Pool, PoolEntry, Topic
@@ -223,6 +230,30 @@ class AssessorProgress:
 
 
 @dataclass(frozen=True)
+class SetAside:
+    """A document an assessor set aside as one they cannot judge."""
+
+    note_id: int
+    topic_id: str
+    topic_pk: int
+    docno: str
+    assessor: str
+    reason: str
+    text: str
+    since: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic_id,
+            "docno": self.docno,
+            "assessor": self.assessor,
+            "reason": self.reason,
+            "text": self.text,
+            "since": self.since.isoformat(),
+        }
+
+
+@dataclass(frozen=True)
 class CampaignStatus:
     """Everything the dashboard and `campaign_status` show, counted from the stored
     judgments of the campaign's pools that are not retired."""
@@ -236,6 +267,7 @@ class CampaignStatus:
     late_topics: list[str]
     unassigned_topics: list[str]
     assessor_alerts: dict[str, str]
+    set_aside: list[SetAside]
 
     def last_days(self) -> list[tuple[date, int]]:
         """The budget spent on each of the last 7 days, oldest first."""
@@ -279,6 +311,7 @@ class CampaignStatus:
                 "unassigned_topics": self.unassigned_topics,
                 "assessors": self.assessor_alerts,
             },
+            "cannot_judge": [note.to_dict() for note in self.set_aside],
         }
 
 
@@ -342,7 +375,32 @@ def campaign_status(campaign: Campaign, *, today: date | None = None) -> Campaig
         unassigned_topics=[t.topic_id for t in unassigned],
         assessor_alerts={name: f"judgments per active hour: {why}" for name, why in alerts.items()}
         | _agreement_alerts(campaign),
+        set_aside=set_aside_documents(campaign),
     )
+
+
+def set_aside_documents(campaign: Campaign) -> list[SetAside]:
+    """The campaign's documents assessors cannot judge, oldest first: for the
+    organiser to fix and give back, re-assign or drop from the plan."""
+    notes = (
+        DocumentNote.objects.filter(topic__campaign=campaign)
+        .exclude(cannot_judge="")
+        .select_related("topic", "assessor")
+        .order_by("updated_at", "id")
+    )
+    return [
+        SetAside(
+            note_id=note.pk,
+            topic_id=note.topic.topic_id,
+            topic_pk=note.topic_id,
+            docno=note.docno,
+            assessor=note.assessor.username,
+            reason=note.get_cannot_judge_display(),
+            text=note.text,
+            since=note.updated_at,
+        )
+        for note in notes
+    ]
 
 
 def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:

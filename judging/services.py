@@ -23,6 +23,7 @@ from judging.labels import LabelPolicy
 from judging.models import (
     Adjudication,
     Assignment,
+    DocumentNote,
     Judgment,
     JudgmentEvent,
     OverlapItem,
@@ -177,6 +178,10 @@ def judgment_record(
                 assert judgment is not None
             else:
                 _log(judgment, JudgmentEvent.CREATE, None, new_labels, spent)
+                # Judged after all: no longer set aside (the note itself stays).
+                DocumentNote.objects.filter(assessor=assessor, topic=topic, docno=docno).exclude(
+                    cannot_judge=""
+                ).update(cannot_judge="", updated_at=timezone.now())
                 return judgment
         old_labels = judgment.labels()
         judgment.seconds += spent
@@ -185,6 +190,71 @@ def judgment_record(
         if old_labels != new_labels:
             _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
     return judgment
+
+
+class NoteError(ValueError):
+    """A note or cannot-judge the workbench will not store, with the reason."""
+
+
+def note_record(*, assessor: User, topic: Topic, docno: str, text: str) -> DocumentNote | None:
+    """Set the assessor's note on a document (blank clears it); None when there is none."""
+    text = _note_text(text)
+    note = DocumentNote.objects.filter(assessor=assessor, topic=topic, docno=docno).first()
+    if note is None:
+        if not text:
+            return None
+        return DocumentNote.objects.get_or_create(
+            assessor=assessor, topic=topic, docno=docno, defaults={"text": text}
+        )[0]
+    if note.text != text:
+        note.text = text
+        note.save(update_fields=["text", "updated_at"])
+    return note
+
+
+def cannot_judge_record(
+    *, assignment: Assignment, docno: str, reason: str, text: str = ""
+) -> DocumentNote:
+    """Set a document of the assessor's queue aside as one they cannot judge.
+
+    Not a judgment: it spends no budget and the document stays unjudged. A
+    document the assessor has judged is revised or undone instead.
+    """
+    if reason not in dict(DocumentNote.REASONS):
+        raise NoteError(
+            f"unknown reason {reason!r}: one of {', '.join(dict(DocumentNote.REASONS))}"
+        )
+    text = _note_text(text)
+    if reason == DocumentNote.OTHER and not text:
+        raise NoteError("say in a few words why the document cannot be judged")
+    if not assignment.queue().filter(docno=docno).exists():
+        raise JudgmentError(f"document {docno!r} is not in this assignment")
+    where = {"assessor": assignment.assessor, "topic": assignment.topic, "docno": docno}
+    if Judgment.objects.filter(**where).exists():
+        raise NoteError("you judged this document: revise or undo the judgment instead")
+    note, _ = DocumentNote.objects.update_or_create(
+        **where, defaults={"cannot_judge": reason, "text": text}
+    )
+    return note
+
+
+def cannot_judge_clear(*, note: DocumentNote) -> None:
+    """The organiser gives a set-aside document back to its assessor's queue
+    (after fixing its text, say); the note stays for the record."""
+    if note.cannot_judge:
+        note.cannot_judge = ""
+        note.save(update_fields=["cannot_judge", "updated_at"])
+
+
+def _note_text(text: Any) -> str:
+    text = str(text or "").strip()
+    if "\x00" in text:
+        raise NoteError("the note contains a NUL character")
+    if len(text) > DocumentNote.MAX_TEXT:
+        raise NoteError(
+            f"a note has at most {DocumentNote.MAX_TEXT} characters ({len(text)} given)"
+        )
+    return text
 
 
 def judgment_undo(*, assignment: Assignment) -> JudgmentEvent | None:

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.assessor_home, name="assessor_home"),
     path("a/<int:assignment_id>/", views.judge_next, name="judge_next"),
     path("a/<int:assignment_id>/<int:position>/", views.judge, name="judge"),
+    path("a/<int:assignment_id>/<int:position>/cannot/", views.judge_cannot, name="judge_cannot"),
     path("a/<int:assignment_id>/undo/", views.judge_undo, name="judge_undo"),
     path("a/<int:assignment_id>/judged/", views.judged_list, name="judged_list"),
     path(
@@ -30,6 +31,11 @@ urlpatterns = [
         "campaigns/<slug:slug>/dashboard/",
         dashboard_views.campaign_dashboard,
         name="campaign_dashboard",
+    ),
+    path(
+        "campaigns/<slug:slug>/cannot-judge/<int:note_id>/give-back/",
+        dashboard_views.note_give_back,
+        name="note_give_back",
     ),
     path("history/", organiser_views.document_history_lookup, name="document_history_lookup"),
     path(

@@ -17,9 +17,9 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from judging import services
-from judging.forms import ActiveTimeForm
+from judging.forms import ActiveTimeForm, CannotJudgeForm, NoteForm
 from judging.highlight import highlight_html, query_terms
-from judging.models import Assignment, Judgment
+from judging.models import Assignment, DocumentNote, Judgment
 from pooling.label_schema import LabelError
 from pooling.models import Document, PoolEntry
 
@@ -73,6 +73,9 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
     timing = ActiveTimeForm(request.POST)
     if not timing.is_valid():
         return _rejected(request, assignment, entry, "The active time sent is not a number.")
+    note = NoteForm(request.POST)
+    if not note.is_valid():
+        return _rejected(request, assignment, entry, f"Note: {note.errors['note'][0]}")
     try:
         # The entry came from this assignment's queue: no need to check it again.
         services.judgment_record(
@@ -86,7 +89,39 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
         )
     except LabelError as error:
         return _rejected(request, assignment, entry, str(error))
+    if "note" in request.POST:
+        services.note_record(
+            assessor=assignment.assessor,
+            topic=assignment.topic,
+            docno=entry.docno,
+            text=note.cleaned_data["note"],
+        )
     return _show_next(request, assignment, assignment.next_unjudged(after=position))
+
+
+@login_required
+@require_POST
+def judge_cannot(request: HttpRequest, assignment_id: int, position: int) -> HttpResponse:
+    """Set the document aside as one the assessor cannot judge, and move on."""
+    assignment = _get_assignment_for_user(request, assignment_id)
+    entry = assignment.entry_at(position)
+    if entry is None:
+        return redirect("judging:judge_next", assignment.pk)
+    form = CannotJudgeForm(request.POST)
+    if not form.is_valid():
+        reasons = "; ".join(f"{field}: {errors[0]}" for field, errors in form.errors.items())
+        return _rejected(request, assignment, entry, f"Not set aside: {reasons}")
+    try:
+        note = services.cannot_judge_record(
+            assignment=assignment,
+            docno=entry.docno,
+            reason=form.cleaned_data["reason"],
+            text=form.cleaned_data["text"],
+        )
+    except services.NoteError as error:
+        return _rejected(request, assignment, entry, f"Not set aside: {error}")
+    said = f"Set aside as cannot judge ({note.get_cannot_judge_display().lower()}): {entry.docno}."
+    return _show_next(request, assignment, assignment.next_unjudged(after=position), note=said)
 
 
 @login_required
@@ -169,7 +204,10 @@ def _panel_context(
     campaign = topic.campaign
     schema = campaign.schema
     judged, total = assignment.progress()
+    set_aside = list(assignment.set_aside().values_list("docno", flat=True))
     context: dict[str, Any] = {
+        "set_aside": set_aside,
+        "reasons": DocumentNote.REASONS,
         "assignment": assignment,
         "topic": topic,
         "campaign": campaign,
@@ -189,7 +227,12 @@ def _panel_context(
         assessor=assignment.assessor, topic=topic, docno=entry.docno
     ).first()
     chosen = _posted_values(schema, posted)
+    my_note = DocumentNote.objects.filter(
+        assessor=assignment.assessor, topic=topic, docno=entry.docno
+    ).first()
     context |= {
+        "my_note": my_note,
+        "note_text": posted.get("note", "") if posted is not None else getattr(my_note, "text", ""),
         "document": document,
         "title_html": mark_safe(highlight_html(document.title, terms)) if document else "",
         "text_html": mark_safe(highlight_html(document.text, terms)) if document else "",

@@ -27,7 +27,7 @@ NOT_ASKED = -1
 # not; accepted only from imported judgments, never from an assessor.
 NOT_JUDGED = -2
 # Keys the judging screen keeps for itself: undo and the key map.
-RESERVED_KEYS = frozenset({"u", "?"})
+RESERVED_KEYS = frozenset({"u", "?", "!", "/"})
 _ASPECT_WHEN = ("relevant", "always")
 
 DEFAULT_LABEL_SCHEMA: dict[str, Any] = {
@@ -249,7 +249,10 @@ def _question_problems(label: str, question: dict[str, Any]) -> list[str]:
         if not isinstance(key, str) or len(key) != 1 or key.isspace():
             problems.append(f"{label}: grade {value!r} needs a one-character key")
         elif key.lower() in RESERVED_KEYS:
-            problems.append(f"{label}: key {key!r} is reserved (u undoes, ? shows the key map)")
+            problems.append(
+                f"{label}: key {key!r} is reserved (u undoes, ? shows the key map, "
+                "! sets a document aside, / writes a note)"
+            )
     if label == "relevance" and values and 0 not in values:
         problems.append("relevance: grade 0 (not relevant) is required")
     return problems

@@ -78,11 +78,32 @@
     else dialog.showModal();
   }
 
+  // "/" opens the note and "!" the cannot-judge form; Esc leaves either for the keys.
+  function openAndFocus(details, selector) {
+    if (!details) return false;
+    details.open = true;
+    const field = details.querySelector(selector);
+    if (field) field.focus();
+    return true;
+  }
+
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
-    if (event.target.closest && event.target.closest("input[type=text], textarea, select")) return;
+    const field = event.target.closest && event.target.closest("input[type=text], textarea, select");
+    if (field) {
+      if (event.key === "Escape") field.blur();
+      if (event.key === "Enter" && field.matches("[data-cannot-reason]")) {
+        event.preventDefault();
+        field.form.requestSubmit();
+      }
+      return;
+    }
     const key = event.key.toLowerCase();
-    if (key === "?") {
+    if (key === "/" && openAndFocus(document.querySelector(".note-box"), "textarea")) {
+      event.preventDefault();
+    } else if (key === "!" && openAndFocus(document.querySelector("[data-cannot-judge]"), "select")) {
+      event.preventDefault();
+    } else if (key === "?") {
       event.preventDefault();
       toggleKeymap();
     } else if (keymap() && keymap().open) {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judging import services
-from judging.models import Judgment, JudgmentEvent
+from judging.models import DocumentNote, Judgment, JudgmentEvent
 from tests.helpers import PASSWORD, make_campaign, make_documents, make_pool, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -156,3 +156,28 @@ def test_revising_a_complete_judgment_from_the_keyboard_stores_the_new_labels(
     assert revision.old == {"relevance": 1, "effectiveness": 3, "credibility": 1}
     assert revision.new == {"relevance": 2, "effectiveness": 0, "credibility": 0}
     assert JudgmentEvent.objects.count() == 3
+
+
+def test_a_note_and_cannot_judge_from_the_keyboard(page, live_server, assignment):
+    log_in(page, live_server.url)
+    page.get_by_role("link", name="Continue").click()
+    page.get_by_text("Document 1 of 8").wait_for()
+    wait_until_ready(page)
+    # "/" opens the note; typed keys stay in it; Esc gives the keys back to the labels.
+    page.keyboard.press("/")
+    page.keyboard.type("only the abstract 0 1 2")
+    page.keyboard.press("Escape")
+    press(page, "0", then="Document 2 of 8")
+    # "!" opens the cannot-judge form on the reason list; Enter sets the document aside.
+    page.keyboard.press("!")
+    page.keyboard.press("ArrowDown")  # Empty -> Unreadable or garbled
+    page.keyboard.press("Enter")
+    page.get_by_text("Set aside as cannot judge (unreadable or garbled): d02.").wait_for()
+    wait_until_ready(page)
+    assert "Document 3 of 8" in page.locator(".judge-progress").inner_text()
+    assert "1 judged" in page.locator(".judge-progress").inner_text()
+
+    judged = {j.docno: j.relevance for j in Judgment.objects.all()}
+    notes = {n.docno: (n.text, n.cannot_judge) for n in DocumentNote.objects.all()}
+    assert judged == {"d01": 0}
+    assert notes == {"d01": ("only the abstract 0 1 2", ""), "d02": ("", "unreadable")}

@@ -129,7 +129,7 @@ def _broken(change) -> dict:
         ),
         (
             _broken(lambda d: d["relevance"]["grades"][1].update(key="u")),
-            "relevance: key 'u' is reserved (u undoes, ? shows the key map)",
+            "relevance: key 'u' is reserved (u undoes, ? shows the key map, ! sets a document aside, / writes a note)",
         ),
         (
             _broken(lambda d: d["relevance"]["grades"][1].update(name="")),

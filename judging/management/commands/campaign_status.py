@@ -68,3 +68,9 @@ class Command(WorkbenchCommand):
             self.stdout.write(f"alert: topic {topic} has no assessor")
         for name, why in status.assessor_alerts.items():
             self.stdout.write(f"alert: {name}: {why}")
+        for note in status.set_aside:
+            said = f": {note.text}" if note.text else ""
+            self.stdout.write(
+                f"cannot judge: topic {note.topic_id} {note.docno} ({note.assessor}, "
+                f"{note.reason.lower()}{said})"
+            )
