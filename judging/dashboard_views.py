@@ -44,6 +44,7 @@ def campaign_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "chart": burn_down_chart(status),
             "per_day": status.last_days(),
             "jobs": campaign.jobs.all()[:5],
+            "pools": campaign.pools.filter(retired_at__isnull=True).order_by("created_at"),
             "refresh_seconds": settings.WORKBENCH_DASHBOARD_REFRESH_SECONDS,
             "updated_at": timezone.localtime(),
         },

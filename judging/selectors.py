@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -188,6 +188,23 @@ def final_labels(pool: Pool) -> pd.DataFrame:
         policy=labels.LabelPolicy.from_dict(policy.label_policy),
         aspects=pool.campaign.schema.aspect_ids,
     )
+
+
+def labelling_times(pool: Pool) -> pd.DataFrame:
+    """When each judged item of the campaign first got a label: its first judgment,
+    else its adjudication (`query_id, doc_id, labelled_at`)."""
+    campaign = pool.campaign
+    judged = (
+        Judgment.objects.filter(topic__campaign=campaign)
+        .values("topic__topic_id", "docno")
+        .annotate(at=Min("created_at"))
+        .values_list("topic__topic_id", "docno", "at")
+    )
+    decided = Adjudication.objects.filter(topic__campaign=campaign).values_list(
+        "topic__topic_id", "docno", "decided_at"
+    )
+    frame = pd.DataFrame([*judged, *decided], columns=["query_id", "doc_id", "labelled_at"])
+    return frame.groupby(["query_id", "doc_id"], as_index=False, sort=False)["labelled_at"].min()
 
 
 def adjudicated_count(pool: Pool) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow.compute as pc
+from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
@@ -27,13 +28,14 @@ from pooling.models import Pool
 from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec
 from pooling.topic_ids import topic_sort_key
-from scoring import exports
+from scoring import exports, stability
 from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
 from scoring.measures.catalog import TREC, MeasureError
 from scoring.measures.params import ParamError
 from scoring.measures.rankings import EvalOptions
 from scoring.sample_eval import evaluate_sample
+from scoring.stability import Spread, Stability
 
 TIE_RULE = "score descending, then docno descending (byte order); the rank column is ignored"
 PROVENANCE_FILE = "provenance.tsv"
@@ -315,6 +317,19 @@ def _state_time(pool: Pool) -> str:
     return max(t for t in times if t is not None).isoformat(timespec="seconds")
 
 
+def _state_version(pool: Pool) -> str:
+    """Changes whenever the labels, the pool or the runs change (finer than
+    `_state_time`, which is to the second)."""
+    campaign = pool.campaign
+    events = JudgmentEvent.objects.filter(topic__campaign=campaign).aggregate(n=Max("id"))["n"]
+    decided = Adjudication.objects.filter(topic__campaign=campaign).aggregate(t=Max("decided_at"))
+    runs = campaign.runs.aggregate(n=Max("id"))["n"]
+    policy = json.dumps(judging_selectors.policy_of(pool).label_policy, sort_keys=True)
+    changes = f"{pool.revisions.count()}:{pool.additions.count()}"
+    version = f"{events}:{decided['t']}:{runs}:{changes}:{policy}"
+    return hashlib.sha256(version.encode()).hexdigest()[:20]
+
+
 # --------------------------------------------------------------------------
 # Scores
 
@@ -370,9 +385,7 @@ def pool_scores_report(
         requested = TREC.select(list(measures or DEFAULT_MEASURES))
     except (MeasureError, ParamError) as error:
         raise ScoringError(str(error)) from None
-    tagged = [
-        (run.tag, read_run_cache(run.cache_file.path)) for run in pool.campaign.runs.order_by("tag")
-    ]
+    tagged = _campaign_runs(pool)
     runs = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
     options = EvalOptions(complete=True, max_docs_per_topic=1000)
@@ -398,3 +411,76 @@ def pool_scores_report(
         left_out=sorted(set(campaign_topics) - set(judged), key=topic_sort_key),
         missing=missing,
     )
+
+
+def _campaign_runs(pool: Pool) -> list[tuple[str, Any]]:
+    """(tag, ranked table) of every run of the pool's campaign, by tag."""
+    return [
+        (run.tag, read_run_cache(run.cache_file.path)) for run in pool.campaign.runs.order_by("tag")
+    ]
+
+
+# --------------------------------------------------------------------------
+# Ranking stability: is the budget enough?
+
+STABILITY_MEASURES = DEFAULT_MEASURES
+
+
+@dataclass(frozen=True)
+class StabilityReport:
+    """The runs' ranking at each checkpoint of the labelling, and for a sampled
+    pool the inferred measure now with its spread over topics."""
+
+    stability: Stability
+    inferred_measure: str | None
+    inferred: dict[str, Spread]
+    state_time: str
+
+
+def pool_ranking_stability(
+    *, pool: Pool, measure: str = "map", steps: int = stability.DEFAULT_STEPS
+) -> StabilityReport:
+    """`scoring.stability` on the pool's final labels, in the order they were first
+    made; cached until a judgment, an adjudication or the pool changes."""
+    if measure not in STABILITY_MEASURES:
+        raise ScoringError(f"measure {measure!r}: one of {', '.join(STABILITY_MEASURES)}")
+    state_time = _state_time(pool)
+    key = f"stability:{pool.pk}:{measure}:{steps}:{_state_version(pool)}"
+    report = cache.get(key)
+    if report is None:
+        report = _ranking_stability(pool, measure, steps, state_time)
+        cache.set(key, report, timeout=3600)
+    return report
+
+
+def _ranking_stability(pool: Pool, measure: str, steps: int, state_time: str) -> StabilityReport:
+    state = pool_state(pool)
+    if state.labels.empty:
+        raise NothingJudged("nothing is judged in this pool yet")
+    tagged = _campaign_runs(pool)
+    tags = [tag for tag, _ in tagged]
+    runs = [table for _, table in tagged]
+    requested = TREC.select([measure])
+    options = EvalOptions(complete=True, max_docs_per_topic=1000)
+
+    def score(labels: pd.DataFrame) -> dict[str, float]:
+        summary = evaluate(labels[["query_id", "doc_id", "relevance"]], runs, requested, options)
+        values = summary.measures[0].summary
+        assert values is not None
+        return {tag: float(values[i][0]) for i, tag in enumerate(tags)}
+
+    labels = state.labels.merge(
+        judging_selectors.labelling_times(pool), on=["query_id", "doc_id"], how="left"
+    )
+    result = stability.ranking_stability(labels, score, measure=measure, steps=steps)
+    inferred_measure, inferred = None, {}
+    if not PoolSpec.from_dict(pool.spec).is_depth_only:
+        stratified = exports.export_frame(
+            "stratified", labels=state.labels, entries=state.entries, aspects=state.aspects
+        )
+        frame = evaluate_sample(stratified, runs).to_frame()
+        inferred_measure = INFERRED_MEASURES[0]
+        per_topic = frame[(frame["measure"] == inferred_measure) & (frame["query_id"] != "all")]
+        per_topic = per_topic.assign(run_id=[tags[i] for i in per_topic["run"]])
+        inferred = stability.spread_over_topics(per_topic)
+    return StabilityReport(result, inferred_measure, inferred, state_time)

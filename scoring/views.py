@@ -9,6 +9,7 @@ from django.shortcuts import render
 from pooling.selectors import pool_or_404
 from scoring import selectors
 from scoring.exports import ExportError
+from scoring.forms import StabilityForm
 from scoring.measures.catalog import TREC, MeasureError
 from scoring.measures.params import ParamError
 from workbench.http import attachment
@@ -122,3 +123,48 @@ def _value(value: object) -> str:
     printf rounds (Django's floatformat rounds the shortest decimal text, which differs
     at about half of all halves)."""
     return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+@organiser_required
+def pool_stability(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """How the ranking of the runs settles as judging proceeds (a dashboard panel)."""
+    pool = pool_or_404(pool_id)
+    form = StabilityForm(request.GET or None)
+    measure = form.cleaned_data["measure"] if form.is_valid() else StabilityForm.DEFAULT
+    context: dict = {"pool": pool, "campaign": pool.campaign, "form": form, "measure": measure}
+    if form.errors:
+        context["error"] = "; ".join(e for errors in form.errors.values() for e in errors)
+    else:
+        try:
+            report = selectors.pool_ranking_stability(pool=pool, measure=measure)
+        except selectors.NothingJudged as state:
+            context["notice"] = f"{str(state).capitalize()}."
+        else:
+            context |= _stability_context(report)
+    template = (
+        "scoring/pool_stability.html#panel" if request.htmx else "scoring/pool_stability.html"
+    )
+    return render(request, template, context, status=400 if form.errors else 200)
+
+
+def _stability_context(report: selectors.StabilityReport) -> dict:
+    stability = report.stability
+    now = stability.now.scores
+    middle = stability.checkpoints[len(stability.checkpoints) // 2]
+    ranked = sorted(now, key=lambda run: (-now[run], run))
+    return {
+        "report": report,
+        "checkpoints": stability.checkpoints,
+        "settled": stability.settled_at(),
+        "middle": middle,
+        "runs": [
+            {
+                "rank": position,
+                "run": run,
+                "now": now[run],
+                "middle": middle.scores.get(run),
+                "inferred": report.inferred.get(run),
+            }
+            for position, run in enumerate(ranked, start=1)
+        ],
+    }

@@ -49,6 +49,14 @@ def _isolated_media(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
         settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: ids repeat across rolled-back tests."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def organiser(db):
     from tests.helpers import make_user

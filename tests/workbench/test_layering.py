@@ -29,6 +29,7 @@ PURE_CORES = [
     "judging.labels",
     "judging.judgment_files",
     "judging.progress",
+    "scoring.stability",
     "scoring.qrels",
     "scoring.exports",
     "scoring.evaluation",
