@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging import progress, services
+from judging.forms import WorkChangeForm
 from judging.models import DocumentNote
 from judging.selectors import CampaignStatus, campaign_status
 from pooling.models import Campaign
@@ -63,6 +64,24 @@ def note_give_back(request: HttpRequest, slug: str, note_id: int) -> HttpRespons
         f"{note.topic.topic_id}.",
     )
     return redirect("judging:campaign_dashboard", slug)
+
+
+@organiser_required
+def forecast_change(request: HttpRequest, slug: str) -> HttpResponse:
+    """The forecast now and after a re-plan that changes the work left by `change`
+    judgments (the re-plan preview loads it)."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    form = WorkChangeForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(f"change: {form.errors['change'][0]}", status=400)
+    status = campaign_status(campaign)
+    context = {
+        "now": status.forecast,
+        "after": status.forecast_with(form.cleaned_data["change"]),
+        "change": form.cleaned_data["change"],
+        "budget": status.budget,
+    }
+    return render(request, "judging/_forecast_change.html", context)
 
 
 class CampaignStatusView(APIView):

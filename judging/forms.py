@@ -86,3 +86,9 @@ class CannotJudgeForm(forms.Form):
 
     reason = forms.ChoiceField(choices=DocumentNote.REASONS)
     text = forms.CharField(required=False, max_length=DocumentNote.MAX_TEXT, strip=True)
+
+
+class WorkChangeForm(forms.Form):
+    """How many judgments a re-plan adds to the plan (negative: removes)."""
+
+    change = forms.IntegerField(min_value=-(10**9), max_value=10**9)

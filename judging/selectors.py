@@ -286,6 +286,16 @@ class CampaignStatus:
     assessor_alerts: dict[str, str]
     set_aside: list[SetAside]
 
+    def forecast_with(self, work_change: int) -> progress.Forecast:
+        """The forecast if the plan needed `work_change` more judgments (fewer if
+        negative), at the same rate and against the same budget: a re-plan's preview."""
+        return progress.forecast(
+            self.daily,
+            today=self.today,
+            remaining_work=max(self.forecast.remaining_work + work_change, 0),
+            remaining_budget=_left(self.budget),
+        )
+
     def last_days(self) -> list[tuple[date, int]]:
         """The budget spent on each of the last 7 days, oldest first."""
         days = progress.window_days(self.today)
@@ -382,18 +392,19 @@ def campaign_status(campaign: Campaign, *, today: date | None = None) -> Campaig
             daily,
             today=today,
             remaining_work=remaining_work,
-            remaining_budget=None if budget.remaining is None else max(budget.remaining, 0),
+            remaining_budget=_left(budget),
         ),
-        late_topics=progress.topics_past_the_budget(
-            queues,
-            rates,
-            remaining_budget=None if budget.remaining is None else max(budget.remaining, 0),
-        ),
+        late_topics=progress.topics_past_the_budget(queues, rates, remaining_budget=_left(budget)),
         unassigned_topics=[t.topic_id for t in unassigned],
         assessor_alerts={name: f"judgments per active hour: {why}" for name, why in alerts.items()}
         | _agreement_alerts(campaign),
         set_aside=set_aside_documents(campaign),
     )
+
+
+def _left(budget: BudgetState) -> int | None:
+    """The judgments the budget has left (none when overspent); None without a budget."""
+    return None if budget.remaining is None else max(budget.remaining, 0)
 
 
 def set_aside_documents(campaign: Campaign) -> list[SetAside]:

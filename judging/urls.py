@@ -33,6 +33,11 @@ urlpatterns = [
         name="campaign_dashboard",
     ),
     path(
+        "campaigns/<slug:slug>/forecast-change/",
+        dashboard_views.forecast_change,
+        name="forecast_change",
+    ),
+    path(
         "campaigns/<slug:slug>/cannot-judge/<int:note_id>/give-back/",
         dashboard_views.note_give_back,
         name="note_give_back",

@@ -70,6 +70,12 @@ class Revision:
     def cost(self) -> int:
         return int(self.summary["new_judgments"].sum())
 
+    @property
+    def work_change(self) -> int:
+        """How the judgments the plan still needs change: those joining minus the
+        unjudged ones leaving (negative for a cut)."""
+        return self.cost - int(self.summary["leaving"].sum())
+
 
 def revise(
     current: pd.DataFrame, planned: pd.DataFrame, *, judged: pd.DataFrame | None, revision: int

@@ -252,3 +252,26 @@ def test_the_burn_down_clips_a_far_forecast_and_says_so(campaign_setup):
     assert chart["off_chart"]
     last_x = float(chart["forecast"]["line"].split()[-1].split(",")[0])
     assert last_x == pytest.approx(chart["right"])
+
+
+def test_a_replans_forecast_moves_the_work_left_at_the_same_rate(campaign_setup):
+    campaign, _ = campaign_setup
+    campaign.judgment_budget = 20
+    campaign.save()
+    status = campaign_status(campaign, today=TODAY)
+    cut = status.forecast_with(-6)  # 13 - 6 = 7 left, at 11/7 a day, 8 in the budget
+    assert (cut.remaining_work, cut.rate_per_day) == (7, status.forecast.rate_per_day)
+    assert cut.finish_date == TODAY + timedelta(days=5)  # ceil(7 / (11/7))
+    assert cut.fits_budget is True
+    assert status.forecast_with(-100).remaining_work == 0
+    assert status.forecast_with(+10).fits_budget is False
+
+
+def test_the_replan_preview_loads_the_forecast_with_the_change(campaign_setup, organiser_client):
+    campaign, _ = campaign_setup
+    url = reverse("judging:forecast_change", args=[campaign.slug])
+    page = organiser_client.get(url, {"change": "-6"}).content.decode()
+    assert 'data-left="7"' in page  # 13 left now
+    assert "The budget (88 left) covers it." in page
+    assert organiser_client.get(url, {"change": "lots"}).status_code == 400
+    assert organiser_client.get(url, {"change": str(10**12)}).status_code == 400

@@ -139,6 +139,8 @@ def test_the_replan_page_previews_then_applies_as_a_job(
     preview = organiser_client.get(url, fields).content.decode()
     assert '<td class="mono">2</td><td class="num">4</td><td class="num">2</td>' in preview
     assert "0 new judgments; budget 100: 6 spent, 94 left." in preview
+    # The new forecast is loaded with the plan's change: z, unjudged, leaves (y is kept).
+    assert "forecast-change/?change=-1" in preview
     assert '<input type="hidden" name="reason" value="budget ran out">' in preview
     assert not PoolRevision.objects.exists()
     with django_capture_on_commit_callbacks(execute=True):
