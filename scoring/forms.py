@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from scoring.exports import FORMATS
 from scoring.selectors import STABILITY_MEASURES
 
 
@@ -17,3 +18,9 @@ class StabilityForm(forms.Form):
 
     def clean_measure(self) -> str:
         return self.cleaned_data["measure"] or self.DEFAULT
+
+
+class BundleForm(forms.Form):
+    """The formats of a qrels bundle (none ticked: every default one the pool can give)."""
+
+    formats = forms.MultipleChoiceField(choices=[(f, f) for f in FORMATS], required=False)

@@ -9,4 +9,5 @@ urlpatterns = [
     path("pools/<int:pool_id>/qrels/", views.pool_qrels, name="pool_qrels"),
     path("pools/<int:pool_id>/qrels/<str:fmt>/", views.qrels_download, name="qrels_download"),
     path("pools/<int:pool_id>/bundle/", views.bundle_download, name="bundle_download"),
+    path("pools/<int:pool_id>/bundle/job/", views.bundle_job, name="bundle_job"),
 ]

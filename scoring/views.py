@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pandas as pd
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from pooling.selectors import pool_or_404
 from scoring import selectors
 from scoring.exports import ExportError
-from scoring.forms import StabilityForm
+from scoring.forms import BundleForm, StabilityForm
 from scoring.measures.catalog import TREC, MeasureError
 from scoring.measures.params import ParamError
 from workbench.http import attachment
+from workbench.jobs import job_start
 from workbench.roles import organiser_required
 
 
@@ -41,6 +43,25 @@ def pool_qrels(request: HttpRequest, pool_id: int) -> HttpResponse:
         "formats": selectors.qrels_format_choices(pool=pool),
     }
     return render(request, "scoring/pool_qrels.html", context)
+
+
+@organiser_required
+@require_POST
+def bundle_job(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """Export the bundle in the background: the job's page offers the file when done."""
+    pool = pool_or_404(pool_id)
+    form = BundleForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(e for errors in form.errors.values() for e in errors)
+        return HttpResponse(f"Cannot export: {errors}\n", status=400, content_type="text/plain")
+    job = job_start(
+        kind="scoring.jobs.qrels_bundle",
+        title=f"qrels bundle of pool {pool.pk}",
+        params={"pool": pool.pk, "formats": form.cleaned_data["formats"] or None},
+        campaign=pool.campaign,
+        created_by=request.user,
+    )
+    return redirect("job_detail", job_id=job.pk)
 
 
 @organiser_required

@@ -12,6 +12,7 @@ urlpatterns = [
     path("accounts/tokens/<int:user_id>/revoke/", views.api_token_revoke, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
+    path("jobs/<int:job_id>/file/", views.job_file, name="job_file"),
     path("admin/", admin.site.urls),
     path("campaigns/", include("pooling.urls")),
     path("judge/", include("judging.urls")),

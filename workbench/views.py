@@ -6,7 +6,8 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -114,9 +115,25 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     return render(request, template, {"job": job, "result_link": job_result_link(job)})
 
 
+@login_required
+def job_file(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The file a finished job wrote (an export), for whoever may see the job."""
+    job = job_for_user(request, job_id)
+    result = job.result or {}
+    if job.state != Job.DONE or "file" not in result:
+        raise Http404("this job has no file")
+    if not default_storage.exists(result["file"]):
+        raise Http404("the file of this job is gone; run the export again")
+    return FileResponse(
+        default_storage.open(result["file"], "rb"), as_attachment=True, filename=result["name"]
+    )
+
+
 def job_result_link(job: Job) -> tuple[str, str] | None:
     """(text, url) of what a finished job made, where there is a page for it."""
     result = job.result or {}
+    if job.state == Job.DONE and "file" in result:
+        return f"Download {result['name']}", reverse("job_file", args=[job.pk])
     if job.state == Job.DONE and "pool" in result:
         url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
         if "revision" in result:

@@ -369,3 +369,58 @@ def test_scores_page_rounds_values_as_trec_eval_prints_them(organiser_client, po
     page = organiser_client.get(reverse("scoring:pool_scores", args=[pool.pk])).content.decode()
     assert f'<td class="num">{0.99945:6.4f}</td>' in page
     assert '<td class="num">0.9994</td>' in page
+
+
+def test_the_page_exports_the_bundle_as_a_job_with_a_download(
+    organiser_client, client, assessor, pool, django_capture_on_commit_callbacks
+):
+    from workbench.models import Job
+
+    page = organiser_client.get(reverse("scoring:pool_qrels", args=[pool.pk])).content.decode()
+    assert reverse("scoring:bundle_job", args=[pool.pk]) in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = organiser_client.post(
+            reverse("scoring:bundle_job", args=[pool.pk]), {"formats": ["qrels", "infap"]}
+        )
+    job = Job.objects.get()
+    assert response.url == reverse("job_detail", args=[job.pk])
+    assert job.state == Job.DONE
+    detail = organiser_client.get(response.url).content.decode()
+    assert reverse("job_file", args=[job.pk]) in detail
+    download = organiser_client.get(reverse("job_file", args=[job.pk]))
+    data = b"".join(download.streaming_content)
+    direct = selectors.qrels_bundle(pool=pool, formats=["qrels", "infap"])
+    assert data == direct  # the same bytes as the synchronous export
+    assert download["Content-Disposition"].endswith(f'filename="{job.result["name"]}"')
+    # Assessors see neither the job nor its file.
+    client.force_login(assessor)
+    assert client.get(reverse("job_file", args=[job.pk])).status_code == 404
+
+
+def test_a_bundle_job_with_a_bad_format_is_refused_and_queues_nothing(organiser_client, pool):
+    from workbench.models import Job
+
+    response = organiser_client.post(
+        reverse("scoring:bundle_job", args=[pool.pk]), {"formats": ["qrels", "xml"]}
+    )
+    assert response.status_code == 400
+    assert "Select a valid choice. xml is not one of the available choices." in (
+        response.content.decode()
+    )
+    assert not Job.objects.exists()
+
+
+def test_a_bundle_job_the_pool_cannot_make_fails_with_the_reason(
+    organiser_client, pool, django_capture_on_commit_callbacks
+):
+    from workbench.models import Job
+
+    pool.campaign.topics.update(extra={})  # no accepted answers: no correctness qrels
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(
+            reverse("scoring:bundle_job", args=[pool.pk]), {"formats": ["correctness"]}
+        )
+    job = Job.objects.get()
+    assert job.state == Job.FAILED
+    assert "correctness" in job.error
+    assert job.result is None

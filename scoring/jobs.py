@@ -1,0 +1,28 @@
+"""The scoring app's long work, run as jobs (see `workbench.jobs`)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+
+from pooling.models import Pool
+from scoring import selectors
+from workbench.jobs import JobProgress
+from workbench.models import Job
+
+
+def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Write a pool's qrels bundle to storage: params pool (id), formats (None: the
+    default ones the pool can produce). The result names the file to download."""
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+    progress(done=0, total=1)
+    data = selectors.qrels_bundle(pool=pool, formats=params.get("formats"))
+    name = f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip"
+    path = default_storage.save(f"exports/job-{job.pk}/{name}", ContentFile(data))
+    digest = hashlib.sha256(data).hexdigest()
+    progress.note(f"{name}: {len(data):,} bytes, sha256 {digest}")
+    return {"file": path, "name": name, "bytes": len(data), "sha256": digest}
