@@ -162,7 +162,15 @@ def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     )
     for row in rows:
         row["title"] = titles.get(row["docno"], "")
-    return render(request, "judging/judged_list.html", {"assignment": assignment, "rows": rows})
+    set_aside = [
+        {"position": positions[note.docno], "docno": note.docno, "note": note}
+        for note in assignment.set_aside().filter(docno__in=list(positions)).order_by("-updated_at")
+    ]
+    return render(
+        request,
+        "judging/judged_list.html",
+        {"assignment": assignment, "rows": rows, "set_aside": set_aside},
+    )
 
 
 def _rejected(

@@ -202,3 +202,12 @@ def test_the_note_keys_are_reserved_in_label_schemas():
     schema = json.loads(json.dumps(DEFAULT_LABEL_SCHEMA))
     schema["relevance"]["grades"][1]["key"] = "!"
     assert any("key '!' is reserved" in p for p in schema_problems(schema))
+
+
+def test_the_assessor_finds_what_they_set_aside_to_judge_it_after_all(assessor_client, assignment):
+    set_aside(assessor_client, assignment, 2, text="blank page")
+    page = assessor_client.get(reverse("judging:judged_list", args=[assignment.pk]))
+    text = page.content.decode()
+    assert 'data-set-aside="d2"' in text
+    assert "Unreadable or garbled: blank page" in text
+    assert judge_url(assignment, 2) in text
