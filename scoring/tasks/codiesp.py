@@ -57,8 +57,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
-
 from pooling.file_input import (
     NUL_PROBLEM,
     Source,
@@ -333,9 +331,11 @@ def average_precision(ranking: Sequence[str], relevant: set[str]) -> float:
 def _mean(values: dict[str, float], cases: Iterable[str], count: int) -> float:
     """Sum in case order as pandas does (pairwise, numpy's sum, with 0 where a case
     adds nothing), over `count`: the official mean's exact arithmetic."""
-    ordered = np.array([values.get(case, 0.0) for case in sorted(cases)], dtype=np.float64)
+    import numpy as np  # lazily: the command line starts faster without it
+
     if count == 0:
         return NAN
+    ordered = np.array([values.get(case, 0.0) for case in sorted(cases)], dtype=np.float64)
     return float(np.sum(ordered)) / count
 
 
