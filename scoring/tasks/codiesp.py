@@ -44,6 +44,10 @@ without predictions has no precision, a predicted case missing from the gold
 no recall, and (X only) a predicted gold case with nothing found gets NaN for
 all three, as the official X script leaves it out of its true-positive table.
 
+D/P results also carry `extras`, ours and not the official's: category-level
+(first three characters) micro P/R/F1 and the mean learning accuracy over the
+ICD-10 code prefixes (`sets.learning_accuracy`).
+
 Bad input raises `InputError` with every problem as `file:line: reason`; the
 inputs the official scripts crash on (an empty file, a wrong column count, a
 discontinuous position in an X run) say so.
@@ -293,6 +297,7 @@ class Result:
     average: Average | None = None
     cases_averaged: int = 0
     counts: sets.Confusion = field(default_factory=lambda: sets.Confusion(0, 0, 0))
+    extras: dict[str, float] = field(default_factory=dict)
 
 
 def rank_codes(run: Iterable[Coding], valid_codes: frozenset[str]) -> dict[str, list[str]]:
@@ -384,7 +389,31 @@ def score_ranked(
         average=average,
         cases_averaged=len(averaged),
         counts=result.counts,
+        extras=hierarchy_extras(relevant, predicted),
     )
+
+
+def hierarchy_extras(gold: dict[str, set[str]], predicted: dict[str, set[str]]) -> dict[str, float]:
+    """Ours, beside the official numbers: micro P/R/F1 of the codes' categories (first
+    three characters) per case, and the mean over the predicted (case, code) pairs of
+    each one's best learning accuracy against the case's gold codes (0 outside the gold)."""
+    per_case = [
+        sets.category_confusion(predicted.get(case, ()), gold.get(case, ()))
+        for case in set(gold) | set(predicted)
+    ]
+    scores = sets.micro(per_case)
+    accuracies = [
+        max((sets.learning_accuracy(code, truth) for truth in gold.get(case, ())), default=0.0)
+        for case, codes in predicted.items()
+        for code in codes
+    ]
+    mean = math.fsum(accuracies) / len(accuracies) if accuracies else NAN
+    return {
+        "category_precision": scores.precision,
+        "category_recall": scores.recall,
+        "category_f1": scores.f1,
+        "learning_accuracy": mean,
+    }
 
 
 def _predicted_sets(run: Iterable[Coding], valid_codes: frozenset[str]) -> dict[str, set[str]]:
@@ -537,4 +566,6 @@ def as_json(result: Result) -> dict[str, object]:
         "f1": number(result.f1),
         "per_document": per_document,
     }
+    if result.extras:
+        out["extras"] = {key: number(value) for key, value in result.extras.items()}
     return out

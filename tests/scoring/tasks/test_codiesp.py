@@ -111,6 +111,17 @@ def test_per_document_values_as_comp_f1():
     assert math.isnan(d.recall)
 
 
+def test_extras_score_categories_and_learning_accuracy_beside_the_official_numbers():
+    codes = "n20.0\nn20.9\nk02.9\nm81.0\n"
+    result = _score("a\tN20.0\na\tm81.0\n", "a\tn20.9\na\tk02.9\nb\tn20.0\n", codes=codes)
+    assert result.precision == 0.0  # no code right
+    # categories: a predicts n20, k02 against n20, m81; b predicts n20 against nothing
+    assert result.extras["category_precision"] == 1 / 3
+    assert result.extras["category_recall"] == 1 / 2
+    # n20.9 against n20.0: 1/2; k02.9 shares no ancestor: 0; b is not in the gold: 0
+    assert result.extras["learning_accuracy"] == pytest.approx((0.5 + 0 + 0) / 3)
+
+
 def test_printing_rounds_as_numpy_for_d_and_p_and_as_python_for_x_micro():
     """numpy 1.18 (the official environment) prints np.round(0.0025, 3) as 0.002 and
     np.round(0.0055, 3) as 0.006; Python's round gives 0.003 and 0.005 (the floats

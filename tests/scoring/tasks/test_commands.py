@@ -82,6 +82,13 @@ def test_codiesp_json_has_full_precision_and_null_for_nan():
         "recall",
         "f1",
         "per_document",
+        "extras",
+    ]
+    assert list(data["extras"]) == [
+        "category_precision",
+        "category_recall",
+        "category_f1",
+        "learning_accuracy",
     ]
     assert data["map"] == (2.75 / 3 + 0.5 + 0.0) / 3
     assert (data["average"], data["cases_averaged"]) == ("official", 3)
