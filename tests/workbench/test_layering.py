@@ -36,6 +36,9 @@ PURE_CORES = [
     "scoring.trec_eval",
     "scoring.sample_eval",
     "scoring.report",
+    "scoring.tasks.sets",
+    "scoring.tasks.codiesp",
+    "scoring.tasks.scifact",
     "workbench.demo_content",
     "workbench.charts",
 ]
