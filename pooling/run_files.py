@@ -22,7 +22,15 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from pooling.file_input import Source, read_source, source_name, strip_bom, utf8_problem
+from pooling.file_input import (
+    NUL_PROBLEM,
+    Source,
+    read_source,
+    source_name,
+    strip_bom,
+    utf8_problem,
+)
+from pooling.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, length_problem
 from pooling.problems import ProblemLog
 from pooling.string_keys import fingerprints
 from pooling.topic_ids import topic_sort_key
@@ -104,6 +112,7 @@ def read_run(
         table = _parse_run_general(data, log, ignore_extra_fields=extra_fields == "ignore")
     run = ParsedRun(file, table, log)
     if table.num_rows:
+        _check_field_values(run, nul=b"\x00" in data)
         _check_duplicate_docnos(run)
     elif log.ok:
         log.add(0, "empty file: no run lines")
@@ -295,6 +304,36 @@ def surely_no_duplicate_pairs(topic_codes: np.ndarray, doc_ids: pa.Array) -> boo
         return False
     mixed.sort()
     return not np.any(mixed[1:] == mixed[:-1])
+
+
+# What each stored column is called in a problem, and how long it may be.
+_STORED_FIELDS = (
+    ("query_id", "topic id", MAX_TOPIC_ID),
+    ("doc_id", "docno", MAX_DOCNO),
+    ("run_id", "run tag", MAX_RUN_TAG),
+)
+
+
+def _check_field_values(run: ParsedRun, *, nul: bool) -> None:
+    """Topic ids, docnos and tags that could not be stored: too long, or holding a
+    NUL (looked for only when the file has one: a byte search costs nothing)."""
+    table, log = run.table, run.problems
+    for column, what, limit in _STORED_FIELDS:
+        values = table.column(column)
+        bad = pc.match_substring(values, "\x00") if nul else None
+        # Bytes bound characters from above: count characters only when needed.
+        if pc.max(pc.binary_length(values)).as_py() > limit:
+            too_long = pc.greater(pc.utf8_length(values), limit)
+            bad = too_long if bad is None else pc.or_(bad, too_long)
+        if bad is None:
+            continue
+        rows = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        lines = table.column("line").take(pa.array(rows[: log.limit])).to_pylist()
+        texts = values.take(pa.array(rows[: log.limit])).to_pylist()
+        for line, text in zip(lines, texts, strict=True):
+            reason = f"{what} {NUL_PROBLEM}" if "\x00" in text else None
+            log.add(line, reason or length_problem(what, text, limit) or what)
+        log.count_unlisted(max(0, len(rows) - log.limit))
 
 
 def _check_duplicate_docnos(run: ParsedRun) -> None:

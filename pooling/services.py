@@ -403,7 +403,8 @@ def _run_row(campaign: Campaign, upload: RunUpload, parsed: ParsedRun, uploaded_
 def _save_run_files(item: tuple[Run, tuple[RunUpload, ParsedRun]]) -> list[str]:
     """Store one run's original file and cache; returns the storage names written."""
     run, (upload, parsed) = item
-    stem = get_valid_filename(parsed.tag) or "run"
+    # A file name has at most 255 bytes: a long (or multi-byte) tag is cut.
+    stem = (get_valid_filename(parsed.tag) or "run").encode()[:100].decode(errors="ignore")
     written = []
     try:
         run.original_file.save(f"{stem}.txt", ContentFile(upload.data), save=False)

@@ -264,3 +264,46 @@ def test_fast_duplicate_check_never_misses_a_duplicate(pairs):
     topics, docs = [t for t, _ in pairs], [d for _, d in pairs]
     if _fast_check(topics, docs):
         assert len(set(pairs)) == len(pairs)
+
+
+# --------------------------------------------------------------------------
+# Values the database could not store (issue 12, items 6 and 7)
+
+
+@pytest.mark.parametrize("separator", [" ", "\t", "  "])  # the fast and the general parser
+def test_ids_longer_than_can_be_stored_are_named_by_line(separator):
+    long_doc, long_tag, long_topic = "d" * 501, "t" * 201, "3" * 201
+    lines = [
+        ["301", "Q0", "d" * 500, "1", "2", "tagA"],  # exactly the limit: fine
+        ["301", "Q0", long_doc, "2", "1", "tagA"],
+        ["301", "Q0", "d3", "3", "0", long_tag],
+        [long_topic, "Q0", "d4", "1", "0", "tagA"],
+    ]
+    data = "".join(separator.join(line) + "\n" for line in lines).encode()
+    problems = reasons(run_files.read_run(data, name="run.txt"))
+    assert (
+        2,
+        "docno of 501 characters ('" + "d" * 40 + "'...): at most 500 are allowed",
+    ) in problems
+    assert (
+        3,
+        "run tag of 201 characters ('" + "t" * 40 + "'...): at most 200 are allowed",
+    ) in problems
+    assert (
+        4,
+        "topic id of 201 characters ('" + "3" * 40 + "'...): at most 200 are allowed",
+    ) in problems
+    assert not any(line == 1 for line, _ in problems)
+
+
+def test_limits_count_characters_not_bytes():
+    docno = "é" * 500  # 1,000 bytes, 500 characters
+    assert check(f"301 Q0 {docno} 1 1 tagA\n".encode()).ok
+
+
+@pytest.mark.parametrize(
+    "where", ["301 Q0 d\x001 1 1 tagA", "301 Q0 d1 1 1 ta\x00g", "30\x001 Q0 d1 1 1 t"]
+)
+def test_a_nul_in_a_stored_field_is_refused(where):
+    problems = reasons(run_files.read_run((where + "\n").encode(), name="run.txt"))
+    assert any("contains a NUL character" in reason for _, reason in problems)

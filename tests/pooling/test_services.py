@@ -412,3 +412,13 @@ def test_campaign_update_validates_like_create():
         edit(campaign, name="")
     campaign.refresh_from_db()
     assert campaign.label_schema == SCHEMA_PRESETS["decision"].data
+
+
+def test_a_long_multibyte_tag_is_stored_under_a_file_name_the_disk_takes():
+    campaign = make_campaign()
+    tag = "ü" * 200  # the longest tag allowed: 400 bytes as a file name
+    data = run_text(tag, {"301": ["d1"]})
+    [run] = services.runs_import(campaign=campaign, uploads=[services.RunUpload("r.txt", data)])
+    assert run.tag == tag
+    assert run.original_file.read() == data
+    assert len(Path(run.original_file.name).name.encode()) < 255
