@@ -26,3 +26,15 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
     digest = hashlib.sha256(data).hexdigest()
     progress.note(f"{name}: {len(data):,} bytes, sha256 {digest}")
     return {"file": path, "name": name, "bytes": len(data), "sha256": digest}
+
+
+def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Score the campaign's runs on a pool's final labels: params pool (id), measures,
+    version (`selectors.scores_version`, which the scores page looks the result up by)."""
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+    progress(done=0, total=1)
+    report = selectors.pool_scores_report(pool=pool, measures=params["measures"])
+    runs = report.scores["run_id"].nunique()
+    progress.note(f"{runs} runs scored over {len(report.judged_topics)} judged topics")
+    return {"pool": pool.pk, "campaign": pool.campaign.slug, "scores": report.to_dict()}

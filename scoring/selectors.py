@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow.compute as pc
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
@@ -360,6 +361,39 @@ class PoolScores:
     judged_topics: list[str]
     left_out: list[str]
     missing: dict[str, list[str]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, for a job's result (`from_dict` reads it back)."""
+        return {
+            "scores": self.scores[["run_id", "query_id", "measure", "value"]].to_dict("list"),
+            "judged_topics": self.judged_topics,
+            "left_out": self.left_out,
+            "missing": self.missing,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PoolScores:
+        return cls(
+            scores=pd.DataFrame(data["scores"]),
+            judged_topics=data["judged_topics"],
+            left_out=data["left_out"],
+            missing=data["missing"],
+        )
+
+
+def scoring_cells(pool: Pool) -> int:
+    """How much work scoring the campaign's runs is: runs x topics."""
+    return pool.campaign.runs.count() * pool.campaign.topics.count()
+
+
+def scores_in_request(pool: Pool) -> bool:
+    """Whether the scores page scores here or in a job (WORKBENCH_SYNC_SCORING_CELLS)."""
+    return scoring_cells(pool) <= settings.WORKBENCH_SYNC_SCORING_CELLS
+
+
+def scores_version(pool: Pool, measures: list[str]) -> str:
+    """What a stored scoring was computed from: the labels' state and the measures."""
+    return f"{_state_version(pool)}:{' '.join(measures)}"
 
 
 def pool_scores(

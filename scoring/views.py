@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -15,7 +17,10 @@ from scoring.measures.catalog import TREC, MeasureError
 from scoring.measures.params import ParamError
 from workbench.http import attachment
 from workbench.jobs import job_start
+from workbench.models import Job
 from workbench.roles import organiser_required
+
+SCORES_JOB = "scoring.jobs.pool_scores"
 
 
 @organiser_required
@@ -83,12 +88,16 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     measures = text.split() if text else list(selectors.DEFAULT_MEASURES)
     context = {"pool": pool, "campaign": pool.campaign, "measures_text": " ".join(measures)}
     try:
-        report = selectors.pool_scores_report(pool=pool, measures=measures)
+        report = _scores_or_job(request, pool, measures, context)
     except selectors.NothingJudged as state:
         context["notice"] = f"{str(state).capitalize()}."
         return render(request, "scoring/pool_scores.html", context)
     except selectors.ScoringError as error:
         context["error"] = str(error)
+        return render(request, "scoring/pool_scores.html", context)
+    if report is None:  # scored in the background: the page offers it, then polls
+        if request.method == "POST":
+            return redirect(request.get_full_path())
         return render(request, "scoring/pool_scores.html", context)
     scores = report.scores
     table = scores.pivot(index="run_id", columns="measure", values="value")
@@ -123,6 +132,43 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
             data, f"{pool.campaign.slug}-pool{pool.pk}-scores.tsv", "text/tab-separated-values"
         )
     return render(request, "scoring/pool_scores.html", context)
+
+
+def _scores_or_job(
+    request: HttpRequest, pool: Any, measures: list[str], context: dict[str, Any]
+) -> selectors.PoolScores | None:
+    """The scores, computed here when the work is small; else those of a finished job
+    for the same labels and measures, or None while one runs (`context["job"]`)."""
+    if selectors.scores_in_request(pool):
+        return selectors.pool_scores_report(pool=pool, measures=measures)
+    try:
+        TREC.select(measures)  # a bad measure is the request's error, not a failed job
+    except (MeasureError, ParamError) as error:
+        raise selectors.ScoringError(str(error)) from None
+    params = {
+        "pool": pool.pk,
+        "measures": measures,
+        "version": selectors.scores_version(pool, measures),
+    }
+    job = (
+        Job.objects.filter(kind=SCORES_JOB, params=params)
+        .exclude(state=Job.FAILED)
+        .order_by("-created_at")
+        .first()
+    )
+    if job is None and request.method == "POST":
+        job = job_start(
+            kind=SCORES_JOB,
+            title=f"Scores of pool {pool.pk} ({' '.join(measures)})",
+            params=params,
+            campaign=pool.campaign,
+            created_by=request.user,
+        )
+    if job is not None and job.state == Job.DONE:
+        return selectors.PoolScores.from_dict(job.result["scores"])
+    context["job"] = job  # None: the page offers to start one (no writes on GET)
+    context["cells"] = selectors.scoring_cells(pool)
+    return None
 
 
 def _in_requested_order(columns: list[str], measures: list[str]) -> list[str]:

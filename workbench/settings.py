@@ -196,6 +196,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 WORKBENCH_MAX_UPLOAD_BYTES = int(os.environ.get("WORKBENCH_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
 # How often the campaign dashboard asks for fresh numbers while it is open.
+# Runs x topics the scores page scores inside the request; more runs as a background job.
+WORKBENCH_SYNC_SCORING_CELLS = int(os.environ.get("WORKBENCH_SYNC_SCORING_CELLS", "4000"))
 WORKBENCH_DASHBOARD_REFRESH_SECONDS = int(
     os.environ.get("WORKBENCH_DASHBOARD_REFRESH_SECONDS", "10")
 )

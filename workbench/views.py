@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -132,6 +133,9 @@ def job_file(request: HttpRequest, job_id: int) -> HttpResponse:
 def job_result_link(job: Job) -> tuple[str, str] | None:
     """(text, url) of what a finished job made, where there is a page for it."""
     result = job.result or {}
+    if job.state == Job.DONE and "scores" in result:
+        query = urlencode({"measures": " ".join(job.params.get("measures", []))})
+        return "Open the scores", f"{reverse('scoring:pool_scores', args=[result['pool']])}?{query}"
     if job.state == Job.DONE and "file" in result:
         return f"Download {result['name']}", reverse("job_file", args=[job.pk])
     if job.state == Job.DONE and "pool" in result:

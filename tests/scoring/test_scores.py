@@ -15,6 +15,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from judging import services as judging_services
+from judging.models import Assignment, Judgment
 from pooling.models import Pool, Run
 from scoring import selectors
 from scoring.qrels import STRATIFIED_QRELS, read_qrels
@@ -371,6 +373,15 @@ def test_scores_page_rounds_values_as_trec_eval_prints_them(organiser_client, po
     assert '<td class="num">0.9994</td>' in page
 
 
+def unpacked(bundle: bytes) -> dict[str, object]:
+    """A bundle's files, the manifest without its export time (which alone may differ)."""
+    archive = zipfile.ZipFile(io.BytesIO(bundle))
+    files: dict[str, object] = {name: archive.read(name) for name in archive.namelist()}
+    manifest = json.loads(files.pop("manifest.json"))
+    manifest.pop("exported_at")
+    return files | {"manifest.json": manifest}
+
+
 def test_the_page_exports_the_bundle_as_a_job_with_a_download(
     organiser_client, client, assessor, pool, django_capture_on_commit_callbacks
 ):
@@ -390,7 +401,7 @@ def test_the_page_exports_the_bundle_as_a_job_with_a_download(
     download = organiser_client.get(reverse("job_file", args=[job.pk]))
     data = b"".join(download.streaming_content)
     direct = selectors.qrels_bundle(pool=pool, formats=["qrels", "infap"])
-    assert data == direct  # the same bytes as the synchronous export
+    assert unpacked(data) == unpacked(direct)  # the synchronous export's files
     assert download["Content-Disposition"].endswith(f'filename="{job.result["name"]}"')
     # Assessors see neither the job nor its file.
     client.force_login(assessor)
@@ -424,3 +435,49 @@ def test_a_bundle_job_the_pool_cannot_make_fails_with_the_reason(
     assert job.state == Job.FAILED
     assert "correctness" in job.error
     assert job.result is None
+
+
+def test_a_large_scoring_runs_as_a_job_and_the_page_shows_its_table(
+    organiser_client, pool, settings, django_capture_on_commit_callbacks
+):
+    from workbench.models import Job
+
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 1
+    url = reverse("scoring:pool_scores", args=[pool.pk])
+    query = {"measures": "map P.10"}
+    small = organiser_client.get(url, query).content.decode()
+    assert "it runs in the background" in small
+    assert not Job.objects.exists()  # nothing is started by a GET
+    with django_capture_on_commit_callbacks(execute=True):
+        started = organiser_client.post(f"{url}?measures=map+P.10")
+    assert started.status_code == 302
+    job = Job.objects.get()
+    assert job.state == Job.DONE
+    page = organiser_client.get(url, query).content.decode()
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 10**9
+    direct = organiser_client.get(url, query).content.decode()
+    table = re.compile(r"<tbody>.*?</tbody>", re.S)
+    assert table.findall(page) == table.findall(direct)  # the same table as scored in place
+    assert "demo-run" in page
+    # A new label is a new state: the stored scores are not served for it.
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 1
+    assignment = Assignment.objects.filter(pool=pool).first()
+    judgment = Judgment.objects.filter(assessor=assignment.assessor, topic=assignment.topic)[0]
+    judging_services.judgment_record(
+        assessor=assignment.assessor,
+        topic=assignment.topic,
+        docno=judgment.docno,
+        relevance=1 - min(judgment.relevance, 1),
+        aspects={"effectiveness": 1, "credibility": 1},
+    )
+    assert "it runs in the background" in organiser_client.get(url, query).content.decode()
+
+
+def test_a_bad_measure_is_said_before_any_job(organiser_client, pool, settings):
+    from workbench.models import Job
+
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 1
+    url = reverse("scoring:pool_scores", args=[pool.pk])
+    response = organiser_client.post(f"{url}?measures=mapp")
+    assert "unknown measure" in response.content.decode()
+    assert not Job.objects.exists()
