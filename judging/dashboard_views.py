@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from judging import progress, services
 from judging.forms import WorkChangeForm
 from judging.models import DocumentNote
-from judging.selectors import CampaignStatus, campaign_status
+from judging.status import CampaignStatus, campaign_status
 from pooling.models import Campaign
 from workbench.charts import Frame
 from workbench.roles import IsOrganiser, organiser_required

@@ -16,7 +16,7 @@ from django.utils import timezone
 from judging import progress, services
 from judging.dashboard_views import HORIZON_DAYS, burn_down_chart
 from judging.models import Assignment, Judgment, OverlapItem
-from judging.selectors import campaign_status
+from judging.status import campaign_status
 from pooling.models import PoolEntry
 from pooling.services import pool_retire
 from tests.helpers import make_campaign, make_pool, make_user

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from judging import services
 from judging.models import Assignment, DocumentNote, Judgment
-from judging.selectors import campaign_status
+from judging.status import campaign_status
 from pooling.label_schema import DEFAULT_LABEL_SCHEMA, schema_problems
 from pooling.selectors import campaign_budget
 from scoring.selectors import qrels_file

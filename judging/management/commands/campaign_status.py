@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from judging.selectors import campaign_status
+from judging.status import campaign_status
 from workbench.commands import WorkbenchCommand, campaign_or_error
 from workbench.streams import quiet_on_closed_stdout
 
