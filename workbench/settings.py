@@ -192,9 +192,20 @@ STORAGES = {
 
 # Uploads larger than this are streamed to a temporary file, not held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
-# Largest accepted request body for a run or collection upload through the web.
+# The form fields of a request besides its files (files have their own limit below).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# The largest file accepted through the web (page or API), per file: a larger one
+# is cut off as it arrives (workbench/uploads.py) and answered 413. A proxy in
+# front should allow request bodies at least this large (nginx: client_max_body_size).
 WORKBENCH_MAX_UPLOAD_BYTES = int(os.environ.get("WORKBENCH_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
+# Run uploads larger than this (the files of one request together) are imported by
+# a background job, answered 202 with the job's address; smaller ones in the request.
+WORKBENCH_UPLOAD_JOB_BYTES = int(os.environ.get("WORKBENCH_UPLOAD_JOB_BYTES", 16 * 1024 * 1024))
+FILE_UPLOAD_HANDLERS = [
+    "workbench.uploads.SizeLimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 # How often the campaign dashboard asks for fresh numbers while it is open.
 WORKBENCH_DASHBOARD_REFRESH_SECONDS = int(
     os.environ.get("WORKBENCH_DASHBOARD_REFRESH_SECONDS", "10")

@@ -117,6 +117,9 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
 def job_result_link(job: Job) -> tuple[str, str] | None:
     """(text, url) of what a finished job made, where there is a page for it."""
     result = job.result or {}
+    if job.state == Job.DONE and "runs" in result:
+        url = reverse("pooling:campaign_detail", args=[result["campaign"]])
+        return f"Open the campaign ({len(result['runs'])} run(s) stored)", url
     if job.state == Job.DONE and "pool" in result:
         url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
         if "revision" in result:
