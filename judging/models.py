@@ -139,10 +139,16 @@ class Assignment(models.Model):
         return unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
 
     def progress(self) -> tuple[int, int]:
-        """(judged, total) over this assignment's queue; lists use `with_progress`."""
-        counts = type(self).objects.with_progress().filter(pk=self.pk)
-        judged, total = counts.values_list("judged", "total").get()
-        return judged, total
+        """(judged, total) over this assignment's queue, counted as `with_progress`
+        counts a list: the entries of the queue, and the assessor's judgments of
+        documents in it.
+
+        Two plain counts: the judging page asks after every save, and
+        `with_progress`'s four correlated subqueries cost several times as much
+        to build and to plan for a single assignment."""
+        queue = self.queue().order_by()
+        judged = self._judgments().filter(docno__in=queue.values("docno")).count()
+        return judged, queue.count()
 
 
 class OverlapItem(models.Model):

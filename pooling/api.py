@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiResponse,
     PolymorphicProxySerializer,
@@ -21,6 +22,7 @@ from rest_framework.views import APIView
 from pooling import services
 from pooling.models import Campaign, Run
 from pooling.problems import InputError
+from workbench import uploads
 from workbench.roles import IsOrganiser
 
 
@@ -107,7 +109,22 @@ class CampaignRunsView(APIView):
                 # drf-spectacular's way to keep the sub-serializer's many=True.
                 many=False,
             ),
+            202: OpenApiResponse(
+                inline_serializer(
+                    "RunImportAccepted",
+                    {
+                        "detail": serializers.CharField(),
+                        "job": serializers.IntegerField(),
+                        "url": serializers.URLField(help_text="The job's state: poll it."),
+                        "page": serializers.URLField(help_text="The job's page."),
+                    },
+                ),
+                description="An upload larger than WORKBENCH_UPLOAD_JOB_BYTES: a background "
+                "job checks and stores it; its state at `url` says done (with the runs) "
+                "or failed (with every problem, nothing stored).",
+            ),
             400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
+            413: OpenApiResponse(description="A file over WORKBENCH_MAX_UPLOAD_BYTES."),
         },
         description=(
             "Every line of every file is checked first. A batch with a rejected file stores "
@@ -117,6 +134,12 @@ class CampaignRunsView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = get_object_or_404(Campaign, slug=slug)
+        too_large = uploads.refused(request._request)
+        if too_large:
+            return Response(
+                {"detail": uploads.limit_message(too_large)},
+                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
         files = request.FILES.getlist("file")
         if not files:
             return Response(
@@ -131,10 +154,15 @@ class CampaignRunsView(APIView):
                 status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             )
         keep_valid = str(request.data.get("keep_valid", "")).lower() in {"1", "true", "yes", "on"}
-        uploads = [services.RunUpload(f.name, f.read()) for f in files]
+        if sum(f.size or 0 for f in files) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+            return _import_in_background(request, campaign, files, keep_valid)
+        runs_uploaded = [services.RunUpload(f.name, f.read()) for f in files]
         try:
             runs = services.runs_import(
-                campaign=campaign, uploads=uploads, uploaded_by=request.user, keep_valid=keep_valid
+                campaign=campaign,
+                uploads=runs_uploaded,
+                uploaded_by=request.user,
+                keep_valid=keep_valid,
             )
         except services.RunsPartlyImported as error:
             if not error.stored:
@@ -151,3 +179,23 @@ class CampaignRunsView(APIView):
         except InputError as error:
             return rejected_response(error, "Rejected: nothing was stored.")
         return Response(RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
+
+
+def _import_in_background(
+    request: Request, campaign: Campaign, files: list, keep_valid: bool
+) -> Response:
+    """202: the files (already on disk) go to a job; poll its address for the outcome."""
+    job = services.runs_import_start(
+        campaign=campaign, files=files, uploaded_by=request.user, keep_valid=keep_valid
+    )
+    url = reverse("api-job", args=[job.pk])
+    return Response(
+        {
+            "detail": "Accepted: the runs are checked and stored by a background job.",
+            "job": job.pk,
+            "url": request.build_absolute_uri(url),
+            "page": request.build_absolute_uri(reverse("job_detail", args=[job.pk])),
+        },
+        status=status.HTTP_202_ACCEPTED,
+        headers={"Location": url},
+    )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
+
+from django.core.files.storage import default_storage
 
 from pooling import services
 from pooling.models import Campaign, Pool
@@ -50,3 +54,47 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
             f"{row['judged_kept']} judged kept)"
         )
     return {"pool": pool.pk, "campaign": pool.campaign.slug, "revision": revision.number}
+
+
+def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Import uploaded run files kept on disk (`services.runs_import_start`): params
+    campaign (slug), files ([{path, name}], storage names), keep_valid. Progress
+    counts the files read and checked. Checked and stored as `services.runs_import`
+    does: a rejected file fails the job with its `file:line: reason` problems and
+    stores nothing (with keep_valid, the valid files are stored and the log lists
+    the rejected ones). The uploaded files are removed whatever happens."""
+    params = job.params
+    campaign = Campaign.objects.get(slug=params["campaign"])
+    files = params["files"]
+    uploads = [services.RunUpload(f["name"], Path(default_storage.path(f["path"]))) for f in files]
+    progress(done=0, total=len(uploads))
+    for upload in uploads:
+        progress.note(f"{upload.name}: {upload.data.stat().st_size:,} bytes")  # type: ignore[union-attr]
+
+    def counted(items: Iterable[Any]) -> Iterator[Any]:
+        for item in items:
+            progress.advance()
+            yield item
+
+    try:
+        try:
+            runs = services.runs_import(
+                campaign=campaign,
+                uploads=uploads,
+                uploaded_by=job.created_by,
+                keep_valid=params.get("keep_valid", False),
+                progress=counted,
+            )
+            rejected = 0
+        except services.RunsPartlyImported as error:
+            if not error.stored:
+                raise
+            for line in str(error).splitlines():
+                progress.note(line)
+            runs, rejected = error.stored, len({p.file for p in error.problems})
+    finally:
+        for f in files:
+            default_storage.delete(f["path"])
+    for run in runs:
+        progress.note(f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count} topics")
+    return {"campaign": campaign.slug, "runs": [run.tag for run in runs], "rejected": rejected}

@@ -8,16 +8,19 @@ what is stored is stored in one transaction.
 from __future__ import annotations
 
 import hashlib
-import io
+import tempfile
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
+from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -53,6 +56,8 @@ from pooling.strategies import (
     pool_from_ranked,
     pool_of_judged,
 )
+from workbench.jobs import job_start
+from workbench.models import Job
 
 # Wraps an iterable to show progress, as tqdm does.
 ProgressBar = Callable[[Iterable[Any]], Iterable[Any]]
@@ -302,8 +307,23 @@ def _flush_documents(
 
 @dataclass(frozen=True)
 class RunUpload:
+    """A run file to import: its name, and its bytes or where it waits on disk (a
+    large upload parsed by a job: `runs_import_start`)."""
+
     name: str
-    data: bytes
+    data: bytes | Path
+
+    def sha256(self) -> str:
+        if isinstance(self.data, bytes):
+            return hashlib.sha256(self.data).hexdigest()
+        with open(self.data, "rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
+
+    def as_file(self) -> File:
+        """The original, for storage to copy in chunks (never whole into memory)."""
+        if isinstance(self.data, bytes):
+            return ContentFile(self.data)
+        return File(open(self.data, "rb"))
 
 
 def runs_check(
@@ -358,6 +378,37 @@ def runs_import(
     return stored
 
 
+def runs_import_start(
+    *,
+    campaign: Campaign,
+    files: Sequence[UploadedFile],
+    uploaded_by: Any = None,
+    keep_valid: bool = False,
+) -> Job:
+    """Keep uploaded run files on disk and start the job that imports them
+    (`pooling.jobs.runs_import`), for uploads too large to parse in a request.
+
+    An upload already streamed to a temporary file is moved, not copied, so
+    nothing holds it in memory. The job checks and stores exactly as
+    `runs_import` does, and removes the files when it ends."""
+    folder = f"uploads/pending/{uuid.uuid4().hex}"
+    pending = [
+        {
+            "path": default_storage.save(f"{folder}/{get_valid_filename(f.name) or 'run'}", f),
+            "name": f.name,
+        }
+        for f in files
+    ]
+    names = ", ".join(f.name for f in files)
+    return job_start(
+        kind="pooling.jobs.runs_import",
+        title=f"Import runs {names}"[:300],
+        params={"campaign": campaign.slug, "files": pending, "keep_valid": keep_valid},
+        campaign=campaign,
+        created_by=uploaded_by,
+    )
+
+
 class RunsPartlyImported(InputError):
     """With keep_valid: some runs were stored, others rejected."""
 
@@ -392,7 +443,7 @@ def _run_row(campaign: Campaign, upload: RunUpload, parsed: ParsedRun, uploaded_
         tag=parsed.tag,
         uploaded_by=uploaded_by,
         original_name=upload.name[:255],
-        sha256=hashlib.sha256(upload.data).hexdigest(),
+        sha256=upload.sha256(),
         line_count=summary["lines"],
         topic_count=summary["topics"],
         depth=summary["depth"],
@@ -407,21 +458,21 @@ def _save_run_files(item: tuple[Run, tuple[RunUpload, ParsedRun]]) -> list[str]:
     stem = (get_valid_filename(parsed.tag) or "run").encode()[:100].decode(errors="ignore")
     written = []
     try:
-        run.original_file.save(f"{stem}.txt", ContentFile(upload.data), save=False)
+        with upload.as_file() as original:
+            run.original_file.save(f"{stem}.txt", original, save=False)
         written.append(run.original_file.name)
-        run.cache_file.save(f"{stem}.parquet", ContentFile(_cache_bytes(parsed)), save=False)
+        # Written to a temporary file and copied in chunks: a large run's cache
+        # is hundreds of megabytes, which need not be held in memory twice.
+        with tempfile.TemporaryFile() as cache:
+            run_files.write_run_cache(parsed, cache)
+            cache.seek(0)
+            run.cache_file.save(f"{stem}.parquet", File(cache), save=False)
         written.append(run.cache_file.name)
     except BaseException:
         for path in written:
             default_storage.delete(path)
         raise
     return written
-
-
-def _cache_bytes(parsed: ParsedRun) -> bytes:
-    cache = io.BytesIO()
-    run_files.write_run_cache(parsed, cache)
-    return cache.getvalue()
 
 
 def _check_not_pooled(run: Run) -> None:

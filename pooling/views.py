@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
@@ -26,6 +27,8 @@ from pooling.forms import (
 )
 from pooling.models import Campaign, Run
 from pooling.problems import InputError
+from workbench import uploads
+from workbench.models import Job
 from workbench.roles import organiser_required
 
 
@@ -121,17 +124,23 @@ class Stored:
 
     message: str
     rejected: InputError | None = None
+    job: Job | None = None  # the upload went to this background job
 
 
 def _upload_response(
-    request: HttpRequest, campaign: Campaign, which: str, form: object, error: InputError | None
+    request: HttpRequest,
+    campaign: Campaign,
+    which: str,
+    form: object,
+    error: InputError | None,
+    status: int = 400,
 ) -> HttpResponse:
     """Re-render the page (or, for htmx, only the upload card) with the errors."""
     context = _detail_context(campaign, **{f"{which}_form": form, "upload_errors": {which: error}})
     template = "pooling/campaign_detail.html"
     if request.htmx:
         template += f"#{which}-upload"
-    return render(request, template, context, status=400)
+    return render(request, template, context, status=status)
 
 
 def _partly_stored_response(
@@ -171,16 +180,31 @@ def _handle_upload(
 ) -> HttpResponse:
     """Check the form, store the upload, and answer with the errors or a message."""
     campaign = _get_campaign_for_organiser(slug)
+    too_large = uploads.refused(request)
     form = form_class(request.POST, request.FILES)
+    if too_large:
+        form.is_valid()
+        form.add_error(None, uploads.limit_message(too_large))
+        return _upload_response(request, campaign, which, form, None, status=413)
     if not form.is_valid():
         return _upload_response(request, campaign, which, form, None)
     try:
         stored = store(request, campaign, form.cleaned_data)
     except InputError as error:
         return _upload_response(request, campaign, which, form, error)
+    if stored.job is not None:
+        return _to_job(request, stored.job)
     if stored.rejected is not None:
         return _partly_stored_response(request, campaign, which, stored)
     return _uploaded(request, campaign, stored.message)
+
+
+def _to_job(request: HttpRequest, job: Job) -> HttpResponse:
+    """The job's page, where its progress and outcome show."""
+    response = redirect("job_detail", job_id=job.pk)
+    if request.htmx:
+        response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
+    return response
 
 
 def _store_topics(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
@@ -209,7 +233,17 @@ def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, A
 
 
 def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
-    uploads = [services.RunUpload(f.name, f.read()) for f in data["files"]]
+    files = data["files"]
+    if sum(f.size or 0 for f in files) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+        # Too large to read here: the files, already on disk, go to a job.
+        job = services.runs_import_start(
+            campaign=campaign,
+            files=files,
+            uploaded_by=request.user,
+            keep_valid=data["keep_valid"],
+        )
+        return Stored(f"Importing {len(files)} run file(s) in the background.", job=job)
+    uploads = [services.RunUpload(f.name, f.read()) for f in files]
     try:
         runs = services.runs_import(
             campaign=campaign,

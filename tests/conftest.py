@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.core.signals import setting_changed
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -39,6 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.TASKS = {
             "default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
         }
+        _reset_task_backends(setting="TASKS")  # in case a module made one at import
 
 
 @pytest.fixture(autouse=True)
@@ -47,6 +49,21 @@ def _isolated_media(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
     if request.config.pluginmanager.hasplugin("django"):
         settings = request.getfixturevalue("settings")
         settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+def _reset_task_backends(*, setting: str, **kwargs) -> None:
+    """Django 6 caches its task backends and has no receiver for TASKS: a test that
+    changes TASKS (the real-worker test) would leave its backend to the tests after it."""
+    if setting == "TASKS":
+        from django.tasks import task_backends
+        from django.utils.connection import Local
+
+        task_backends.__dict__.pop("settings", None)
+        task_backends._settings = None
+        task_backends._connections = Local(task_backends.thread_critical)
+
+
+setting_changed.connect(_reset_task_backends)
 
 
 @pytest.fixture(autouse=True)

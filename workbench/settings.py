@@ -128,10 +128,17 @@ TEMPLATES = [
 
 if "DATABASE_URL" not in os.environ:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Served by gunicorn (DEBUG off), each worker thread keeps its database
+# connection for CONN_MAX_AGE seconds instead of opening one per request: a new
+# PostgreSQL connection forks a server process and warms its caches, which cost
+# more than the judging request itself. Checked before reuse, so a restarted
+# database costs one retry, not an error. runserver (DEBUG on) starts a thread
+# per request, where a kept connection would only linger: 0 there.
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{DATA_DIR / 'workbench.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0" if DEBUG else "60")),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -178,7 +185,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "media/"
 STORAGES = {
@@ -192,9 +199,20 @@ STORAGES = {
 
 # Uploads larger than this are streamed to a temporary file, not held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
-# Largest accepted request body for a run or collection upload through the web.
+# The form fields of a request besides its files (files have their own limit below).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# The largest file accepted through the web (page or API), per file: a larger one
+# is cut off as it arrives (workbench/uploads.py) and answered 413. A proxy in
+# front should allow request bodies at least this large (nginx: client_max_body_size).
 WORKBENCH_MAX_UPLOAD_BYTES = int(os.environ.get("WORKBENCH_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
+# Run uploads larger than this (the files of one request together) are imported by
+# a background job, answered 202 with the job's address; smaller ones in the request.
+WORKBENCH_UPLOAD_JOB_BYTES = int(os.environ.get("WORKBENCH_UPLOAD_JOB_BYTES", 16 * 1024 * 1024))
+FILE_UPLOAD_HANDLERS = [
+    "workbench.uploads.SizeLimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 # How often the campaign dashboard asks for fresh numbers while it is open.
 # Runs x topics the scores page scores inside the request; more runs as a background job.
 WORKBENCH_SYNC_SCORING_CELLS = int(os.environ.get("WORKBENCH_SYNC_SCORING_CELLS", "4000"))

@@ -138,6 +138,9 @@ def job_result_link(job: Job) -> tuple[str, str] | None:
         return "Open the scores", f"{reverse('scoring:pool_scores', args=[result['pool']])}?{query}"
     if job.state == Job.DONE and "file" in result:
         return f"Download {result['name']}", reverse("job_file", args=[job.pk])
+    if job.state == Job.DONE and "runs" in result:
+        url = reverse("pooling:campaign_detail", args=[result["campaign"]])
+        return f"Open the campaign ({len(result['runs'])} run(s) stored)", url
     if job.state == Job.DONE and "pool" in result:
         url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
         if "revision" in result:

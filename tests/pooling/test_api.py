@@ -144,4 +144,4 @@ def test_openapi_schema_describes_the_run_upload(organiser_client):
     schema = response.json()
     post = schema["paths"]["/api/campaigns/{slug}/runs/"]["post"]
     assert "multipart/form-data" in post["requestBody"]["content"]
-    assert set(post["responses"]) == {"201", "400"}
+    assert set(post["responses"]) == {"201", "202", "400", "413"}

@@ -421,8 +421,8 @@ def test_oversized_upload_is_refused(organiser_client, settings):
         reverse("pooling:runs_upload", args=[campaign.slug]),
         {"files": [SimpleUploadedFile("big.txt", run_text("big", {"301": ["d1", "d2"]}))]},
     )
-    assert response.status_code == 400
-    assert "over the upload limit of 10 bytes" in response.content.decode()
+    assert response.status_code == 413
+    assert "big.txt: over the upload limit of 10 bytes per file" in response.content.decode()
     assert not Run.objects.exists()
 
 

@@ -152,3 +152,33 @@ def test_local_development_stays_on_plain_http(tmp_path):
         "SESSION_COOKIE_SECURE": False,
         "CSRF_COOKIE_SECURE": False,
     }
+
+
+def test_served_by_gunicorn_each_worker_keeps_its_database_connection(tmp_path):
+    """With DEBUG off a connection lives 60 s, checked before reuse; runserver (DEBUG on)
+    starts a thread per request, where it would only linger."""
+    production = read_settings(
+        tmp_path,
+        ["DATABASES"],
+        DEBUG="false",
+        SECRET_KEY=STRONG_KEY,
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/workbench",
+    )["DATABASES"]["default"]
+    assert (production["CONN_MAX_AGE"], production["CONN_HEALTH_CHECKS"]) == (60, True)
+    development = read_settings(tmp_path, ["DATABASES"])["DATABASES"]["default"]
+    assert development["CONN_MAX_AGE"] == 0
+    given = read_settings(
+        tmp_path, ["DATABASES"], DEBUG="false", SECRET_KEY=STRONG_KEY, CONN_MAX_AGE="5"
+    )
+    assert given["DATABASES"]["default"]["CONN_MAX_AGE"] == 5
+
+
+def test_gunicorn_runs_two_sync_workers_per_core_and_two_more_with_the_app_preloaded():
+    code = "import json, workbench.gunicorn as g; print(json.dumps([g.workers, g.worker_class, g.threads, g.preload_app, g.bind]))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WEB_", "WORKBENCH_"))}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    cores = len(os.sched_getaffinity(0))
+    assert json.loads(out.stdout) == [2 * cores + 2, "sync", 1, True, ["127.0.0.1:8000"]]

@@ -1,0 +1,84 @@
+"""The load test, short: ten assessors saving and revising through gunicorn on PostgreSQL.
+
+Runs `bench/load_judging.py` as a whole (its own database, gunicorn and a
+db_worker, logins, the HTML form and the JSON API), for a few seconds with
+a short think time, and asserts what it found in the database afterwards:
+every acknowledged save stored once, the last value kept, one event per
+change. It asserts no speed: the machine may be busy with anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = os.environ.get("WORKBENCH_LOAD_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+
+pytestmark = pytest.mark.load
+
+
+def postgres_answers() -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(f"{SERVER}/postgres", connect_timeout=3):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def load_run(tmp_path_factory) -> dict:
+    if not postgres_answers():
+        pytest.skip(f"the load test needs PostgreSQL, which does not answer at {SERVER}")
+    out = tmp_path_factory.mktemp("load") / "load.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "bench/load_judging.py",
+            "--assessors=10",
+            "--documents=60",
+            "--think=0.05-0.3",
+            "--duration=12",
+            "--ramp=1",
+            "--revise=0.25",
+            "--workers=3",
+            "--timeout=60",
+            f"--database-url={SERVER}/workbench_load_{os.getpid()}",
+            f"--json={out}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.exists(), done.stdout + done.stderr
+    return {
+        "exit": done.returncode,
+        "output": done.stdout + done.stderr,
+        **json.loads(out.read_text()),
+    }
+
+
+def test_every_acknowledged_save_is_stored_once_with_its_last_value(load_run):
+    check = load_run["check"]
+    assert check["problems"] == [], load_run["output"]
+    assert check["ok"], load_run["output"]
+    assert load_run["exit"] == 0, load_run["output"]
+    assert check["saves_acknowledged"] == check["saves_sent"] > 0
+    assert check["rows_stored"] == check["distinct_documents_saved"]
+    assert check["events_stored"] == check["changes_sent"]
+    assert check["revisions_sent"] > 0, "some saves revise an earlier document"
+
+
+def test_no_request_failed(load_run):
+    summary = load_run["summary"]
+    for kind in ("html_save", "api_save", "api_next", "login"):
+        assert summary[kind]["requests"] > 0, f"no {kind} request was made"
+    assert {kind: row["errors"] for kind, row in summary.items() if row["errors"]} == {}

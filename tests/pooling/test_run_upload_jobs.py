@@ -1,0 +1,187 @@
+"""Large run uploads: streamed to disk, imported by a background job, refused past the limit."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from pooling import services
+from pooling.models import Run
+from pooling.problems import InputError
+from tests.helpers import make_campaign, run_text
+from workbench.models import Job
+
+pytestmark = pytest.mark.django_db
+
+BAD_RUN = b"301 Q0 d1 1 2 bad\n999 Q0 d2 2 1 bad\n301 Q0 d1 3 0 bad\n"
+
+
+@pytest.fixture(autouse=True)
+def _small_threshold(settings):
+    """Every upload here counts as large: over 10 bytes goes to a job."""
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10
+
+
+@pytest.fixture
+def api(organiser) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
+    return client
+
+
+def pending_files() -> list[str]:
+    if not default_storage.exists("uploads/pending"):
+        return []
+    folders, _ = default_storage.listdir("uploads/pending")
+    return [
+        f for folder in folders for f in default_storage.listdir(f"uploads/pending/{folder}")[1]
+    ]
+
+
+def test_a_large_upload_from_the_page_is_imported_by_a_job(
+    organiser_client, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = organiser_client.post(
+            reverse("pooling:runs_upload", args=[campaign.slug]),
+            {"files": [SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1", "d2"]}))]},
+        )
+    job = Job.objects.get()
+    assert response.status_code == 302
+    assert response.url == reverse("job_detail", args=[job.pk])
+    job.refresh_from_db()
+    assert (job.state, job.error, job.result) == (
+        "done",
+        "",
+        {"campaign": "trec-x", "runs": ["bm25"], "rejected": 0},
+    )
+    run = Run.objects.get()
+    assert (run.tag, run.line_count, run.uploaded_by.username) == ("bm25", 2, "olivia")
+    assert run.original_file.read() == run_text("bm25", {"301": ["d1", "d2"]})
+    assert pending_files() == [], "the uploaded files are removed once imported"
+    page = organiser_client.get(response.url).content.decode()
+    assert "Open the campaign (1 run(s) stored)" in page
+
+
+def test_htmx_upload_to_a_job_sends_the_browser_to_the_jobs_page(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("r.txt", run_text("r", {"301": ["d1"]}))]},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == reverse("job_detail", args=[Job.objects.get().pk])
+
+
+def test_the_api_answers_202_with_the_jobs_address(api, django_capture_on_commit_callbacks):
+    make_campaign()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/api/campaigns/trec-x/runs/",
+            {"file": SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1"]}))},
+            format="multipart",
+        )
+    assert response.status_code == 202
+    body = response.json()
+    job = Job.objects.get()
+    assert body["job"] == job.pk
+    assert body["url"] == f"http://testserver/api/jobs/{job.pk}/"
+    assert response["Location"] == f"/api/jobs/{job.pk}/"
+    state = api.get(body["url"]).json()
+    assert (state["state"], state["result"]["runs"]) == ("done", ["bm25"])
+
+
+def test_a_bad_file_fails_the_job_with_the_same_problems_and_stores_nothing(
+    api, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign()
+    with pytest.raises(InputError) as synchronous:
+        services.runs_import(campaign=campaign, uploads=[services.RunUpload("bad.txt", BAD_RUN)])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/api/campaigns/trec-x/runs/",
+            {"file": SimpleUploadedFile("bad.txt", BAD_RUN)},
+            format="multipart",
+        )
+    assert response.status_code == 202
+    job = Job.objects.get()
+    assert job.state == "failed"
+    assert job.error == str(synchronous.value)
+    assert job.error.splitlines() == [
+        "bad.txt:2: topic '999' is not a topic of this campaign",
+        "bad.txt:3: docno 'd1' appears twice in topic '301' (first on line 1)",
+    ]
+    assert not Run.objects.exists()
+    assert pending_files() == []
+    assert not default_storage.exists("runs") or default_storage.listdir("runs") == ([], [])
+
+
+def test_keep_valid_in_a_job_stores_the_good_files_and_logs_the_rejected(
+    api, django_capture_on_commit_callbacks
+):
+    make_campaign()
+    with django_capture_on_commit_callbacks(execute=True):
+        api.post(
+            "/api/campaigns/trec-x/runs/",
+            {
+                "file": [
+                    SimpleUploadedFile("good.txt", run_text("good", {"301": ["d1"]})),
+                    SimpleUploadedFile("bad.txt", BAD_RUN),
+                ],
+                "keep_valid": "true",
+            },
+            format="multipart",
+        )
+    job = Job.objects.get()
+    assert (job.state, job.result["runs"], job.result["rejected"]) == ("done", ["good"], 1)
+    assert "bad.txt:2: topic '999' is not a topic of this campaign" in job.log
+    assert list(Run.objects.values_list("tag", flat=True)) == ["good"]
+
+
+def test_a_large_upload_is_moved_to_the_job_never_read_in_the_request(
+    organiser_client, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Streamed to a temporary file by Django, the upload is moved into storage for the
+    job: the request never reads it into memory."""
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 0  # every upload goes to a temporary file
+
+    def no_reading(self, *args):
+        raise AssertionError("the request read the uploaded file")
+
+    monkeypatch.setattr(TemporaryUploadedFile, "read", no_reading)
+    monkeypatch.setattr(TemporaryUploadedFile, "chunks", no_reading)
+    campaign = make_campaign()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = organiser_client.post(
+            reverse("pooling:runs_upload", args=[campaign.slug]),
+            {"files": [SimpleUploadedFile("r.txt", run_text("r", {"301": ["d1"]}))]},
+        )
+    assert response.status_code == 302
+    assert len(pending_files()) == 1
+    monkeypatch.undo()
+    for callback in callbacks:
+        callback()
+    assert Job.objects.get().state == "done"
+    assert Run.objects.get().tag == "r"
+
+
+def test_a_file_over_the_limit_is_cut_off_as_it_arrives(api, settings):
+    settings.WORKBENCH_MAX_UPLOAD_BYTES = 20
+    make_campaign()
+    response = api.post(
+        "/api/campaigns/trec-x/runs/",
+        {"file": SimpleUploadedFile("big.txt", run_text("big", {"301": ["d1", "d2"]}))},
+        format="multipart",
+    )
+    assert response.status_code == 413
+    assert response.json()["detail"].startswith(
+        "big.txt: over the upload limit of 20 bytes per file; nothing was stored."
+    )
+    assert not Job.objects.exists()
+    assert not Run.objects.exists()
