@@ -38,7 +38,7 @@ from pooling.topic_ids import topic_sort_key
 
 RUN_COLUMNS = ("run_id", "query_id", "doc_id", "score")
 type RunsLike = pd.DataFrame | pa.Table
-type Progress = Callable[[int], object]
+type FilesDone = Callable[[int], object]
 """Called with the number of files just finished (1); `tqdm(...).update` fits."""
 
 
@@ -281,7 +281,7 @@ class _ReadResult(NamedTuple):
 
 
 def rank_run_files(
-    paths: Sequence[str | Path], *, max_depth: int | None, progress: Progress | None = None
+    paths: Sequence[str | Path], *, max_depth: int | None, progress: FilesDone | None = None
 ) -> RankedRuns:
     """Read, check and rank run files, one run per file, in parallel threads.
 
@@ -323,7 +323,7 @@ def rank_run_files(
 
 
 def rank_run_caches(
-    paths: Sequence[str | Path], *, max_depth: int | None, progress: Progress | None = None
+    paths: Sequence[str | Path], *, max_depth: int | None, progress: FilesDone | None = None
 ) -> RankedRuns:
     """Rank the Parquet caches written by `run_files.write_run_cache`, in parallel threads."""
     if not paths:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.measures.base import RequestedMeasure, ValueKind
-from scoring.measures.rankings import EvalOptions, Frame, Judgments, RankedRuns, rank_runs
+from scoring.measures.rankings import EvalOptions, Frame, JudgedRankings, Judgments, rank_and_judge
 from scoring.measures.summary import SummaryContext
 
 __all__ = ["EvalOptions", "Evaluation", "MeasureValues", "evaluate"]
@@ -99,7 +99,7 @@ def evaluate(
     """Score each run of `runs` with `measures` (from `Catalog.select`)."""
     options = options or EvalOptions()
     judgments = Judgments(qrels, options.relevance_level)
-    ranked = rank_runs(judgments, runs, options)
+    ranked = rank_and_judge(judgments, runs, options)
     n_runs, n_topics = len(runs), len(judgments.topics)
     evaluated = np.bincount(ranked.group_run, minlength=n_runs)
     context = SummaryContext(
@@ -139,7 +139,7 @@ def _empty_values(requested: RequestedMeasure, n_groups: int) -> np.ndarray:
 def _finish(
     requested: RequestedMeasure,
     per_topic: np.ndarray,
-    ranked: RankedRuns,
+    ranked: JudgedRankings,
     context: SummaryContext,
     n_topics: int,
 ) -> MeasureValues:

@@ -319,7 +319,7 @@ def per_batch[**P, R](
 
 
 @dataclass(frozen=True)
-class RankedRuns:
+class JudgedRankings:
     """Every group of every run, ranked and judged.
 
     Groups are ordered by run then topic code. Rows are the ranked documents
@@ -394,7 +394,9 @@ def _batch_groups(num_ret: np.ndarray, max_cells: int) -> Iterator[np.ndarray]:
             start = end
 
 
-def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions) -> RankedRuns:
+def rank_and_judge(
+    judgments: Judgments, runs: Sequence[Frame], options: EvalOptions
+) -> JudgedRankings:
     """Rank every run's documents per topic and attach their judgments.
 
     Topics absent from the qrels are ignored, as trec_eval does.
@@ -436,7 +438,7 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
     if not kept.all():
         row_group, label, row = row_group[kept], label[kept], row[kept]
         row_rank = _ranks(row_group, len(group_ids))
-    return RankedRuns(
+    return JudgedRankings(
         judgments=judgments,
         options=options,
         run_tags=tuple(_run_tag(table) for table in tables),
