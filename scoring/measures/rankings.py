@@ -5,8 +5,9 @@ rank order. Here every pair of every run is a *group*, and a batch of groups
 is held as one rank-major matrix (rank x group) of judgments, so that each
 measure is a handful of numpy operations over all runs and topics at once.
 
-The ranking rule is trec_eval 10.0's: score (a double) descending, then
-docno descending in byte order; the rank column of the run is ignored.
+Runs are ranked by the decided rule (trec_eval 10.0's), the function the
+pooler ranks with too: `pooling.ranking_rule.rank_order`, score (a double)
+descending, then docno descending in byte order, the rank column ignored.
 The judgment of a retrieved document is its qrels label, `NONPOOL` when the
 qrels do not list it, and `UNJUDGED` when they list it with a label below 0
 (pooled but not judged).
@@ -30,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pooling.ranking_rule import rank_order
 from scoring.measures.numerics import log2_table
 
 NONPOOL = -1
@@ -423,13 +425,13 @@ def rank_and_judge(
         placeholders = pa.array([PLACEHOLDER_DOCNO] * len(missing), pa.string())
         doc_id = pa.chunked_array([*doc_id.chunks, placeholders], pa.string())
     row = judgments.rows_of(group % n_topics, doc_id)
-    order = _rank_order(group, score, doc_id)
+    order, rank = rank_order(group, score, doc_id)
     group, row = group[order], row[order]
     label = judgments.labels_at(row)
     starts = np.flatnonzero(np.diff(group, prepend=-1))
     group_ids = group[starts]
     row_group = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(group)))
-    row_rank = _ranks(row_group, len(group_ids))
+    row_rank = rank - 1
     kept = np.ones(len(group), dtype=bool)
     if options.max_docs_per_topic is not None:
         kept &= row_rank < options.max_docs_per_topic
@@ -451,38 +453,6 @@ def rank_and_judge(
         row_label=label,
         row_judgment=row if judgments.columns else None,
     )
-
-
-_RANK_ORDER = [("group", "ascending"), ("score", "descending"), ("doc_id", "descending")]
-
-
-def _rank_order(group: np.ndarray, score: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
-    """The row order by group, score descending, docno descending (byte order)."""
-    starts = np.flatnonzero(np.diff(group, prepend=-1))
-    same_group = group[1:] == group[:-1]
-    presorted = len(np.unique(group[starts])) == len(starts) and not np.any(
-        same_group & (score[1:] > score[:-1])
-    )
-    if not presorted:
-        table = pa.table({"group": group, "score": score, "doc_id": doc_id})
-        return np.asarray(pc.sort_indices(table, sort_keys=_RANK_ORDER).to_numpy())
-    # Run files usually list each topic's documents together, best first: then only
-    # the topics are put in order, and the documents of tied scores.
-    order = np.arange(len(group))
-    tied = np.flatnonzero(same_group & (score[1:] == score[:-1]))
-    if len(tied):
-        in_tie = np.zeros(len(group), dtype=bool)
-        in_tie[tied] = in_tie[tied + 1] = True
-        rows = np.flatnonzero(in_tie)
-        with_previous = np.zeros(len(group), dtype=bool)
-        with_previous[tied + 1] = True
-        tie = np.cumsum(~with_previous[rows])  # one number per run of tied rows
-        table = pa.table({"group": tie, "score": score[rows], "doc_id": doc_id.take(rows)})
-        order[rows] = rows[pc.sort_indices(table, sort_keys=_RANK_ORDER).to_numpy()]
-    blocks = np.argsort(group[starts], kind="stable")
-    lengths = np.diff(starts, append=len(group))[blocks]
-    first_row = np.repeat(starts[blocks] - (np.cumsum(lengths) - lengths), lengths)
-    return order[first_row + np.arange(len(group))]
 
 
 def _column_codes(tables: Sequence[pa.Table], column: str, dictionary: pa.Array) -> np.ndarray:

@@ -18,6 +18,7 @@ PURE_CORES = [
     "pooling.document_files",
     "pooling.label_schema",
     "pooling.string_keys",
+    "pooling.ranking_rule",
     "pooling.ranking",
     "pooling.spec",
     "pooling.strategies",
