@@ -7,14 +7,13 @@ report a bad input as one line naming the file and line of its first problem.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
 import pyarrow as pa
 
+from pooling.file_input import map_in_threads
 from pooling.problems import InputError
 from pooling.run_files import read_run
 from scoring.measures.catalog import MeasureError
@@ -64,8 +63,7 @@ def run_file_names(arguments: Sequence[str]) -> list[str]:
 
 def read_run_files(names: Sequence[str], stdin: BinaryIO) -> list[pa.Table]:
     """Each run (query_id, doc_id, score, run_id), read in parallel: parsing releases the GIL."""
-    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        return list(pool.map(lambda name: _read_run(name, stdin), names))
+    return list(map_in_threads(lambda name: _read_run(name, stdin), names))
 
 
 def _read_run(name: str, stdin: BinaryIO) -> pa.Table:
