@@ -16,9 +16,9 @@ import pyarrow as pa
 from pooling.file_input import map_in_threads
 from pooling.problems import InputError
 from pooling.run_files import read_run
+from pooling.streams import discard_stdout
 from scoring.measures.catalog import MeasureError
 from scoring.measures.params import ParamError
-from workbench.streams import discard_stdout
 
 
 class UsageError(ValueError):

@@ -13,6 +13,7 @@ PURE_CORES = [
     "pooling.problems",
     "pooling.topic_ids",
     "pooling.file_input",
+    "pooling.streams",
     "pooling.run_files",
     "pooling.topic_files",
     "pooling.document_files",
