@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from scoring.measures.base import RequestedMeasure, ValueKind
 from scoring.measures.rankings import EvalOptions, Frame, JudgedRankings, Judgments, rank_and_judge
 from scoring.measures.summary import SummaryContext
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EvalOptions", "Evaluation", "MeasureValues", "evaluate"]
 
@@ -81,6 +84,8 @@ class Evaluation:
             for run, tag in enumerate(self.run_tags)
             for name, topic, value, _ in self.rows(run)
         ]
+        import pandas as pd
+
         return pd.DataFrame(records, columns=["run", "run_id", "query_id", "measure", "value"])
 
 
@@ -119,7 +124,7 @@ def evaluate(
             for requested, values in zip(measures, per_topic, strict=True)
         )
     return Evaluation(
-        topics=tuple(judgments.topics.to_pylist()),
+        topics=judgments.topics,
         run_tags=ranked.run_tags,
         group_run=ranked.group_run,
         group_topic=ranked.group_topic,

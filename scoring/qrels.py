@@ -32,15 +32,15 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooling.problems import InputError, ProblemLog
-from pooling.run_files import duplicate_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 Source = str | Path | bytes
 
@@ -111,6 +111,19 @@ def read_qrels(
     problem reports; `with_lines` adds each row's line number as `line`.
     Raises `InputError` listing every problem found.
     """
+    return read_qrels_table(source, name=name, layout=layout, with_lines=with_lines).to_pandas()
+
+
+def read_qrels_table(
+    source: Source,
+    *,
+    name: str | None = None,
+    layout: QrelsLayout = TREC_QRELS,
+    with_lines: bool = False,
+) -> pa.Table:
+    """`read_qrels` as an Arrow table (for the scorer, which needs no pandas)."""
+    import pyarrow as pa
+
     file = name or ("<bytes>" if isinstance(source, bytes) else str(source))
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     log = ProblemLog(file)
@@ -124,7 +137,7 @@ def read_qrels(
         raise InputError.from_log(log)
     if with_lines:
         table = table.append_column("line", pa.array(lines, pa.int32()))
-    return table.to_pandas()
+    return table
 
 
 def _well_formed_lines(
@@ -134,6 +147,9 @@ def _well_formed_lines(
 
     Reports the other content lines.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -163,6 +179,8 @@ def _well_formed_lines(
 def _table_from_fields(
     fields: pa.ListArray, lines: np.ndarray, log: ProblemLog, layout: QrelsLayout
 ) -> pa.Table:
+    import pyarrow as pa
+
     flat = fields.flatten()
     starts = np.arange(len(fields), dtype=np.int64) * len(layout.columns)
     columns: dict[str, pa.Array] = {}
@@ -176,6 +194,9 @@ def _table_from_fields(
 
 
 def _integers(values: pa.Array, column: str, lines: np.ndarray, log: ProblemLog) -> pa.Array:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     ok = _numpy(pc.match_substring_regex(values, _INTEGER_PATTERN))
     bad = np.flatnonzero(~ok)
     texts = values.take(pa.array(bad[: log.limit])).to_pylist()
@@ -186,6 +207,8 @@ def _integers(values: pa.Array, column: str, lines: np.ndarray, log: ProblemLog)
 
 
 def _check_duplicate_judgments(table: pa.Table, lines: np.ndarray, log: ProblemLog) -> None:
+    from pooling.run_files import duplicate_pairs
+
     topics, docs = table.column("query_id"), table.column("doc_id")
     repeat_rows, first_rows = duplicate_pairs(topics, docs)
     for row, first in zip(repeat_rows[: log.limit], first_rows[: log.limit], strict=True):
@@ -205,6 +228,9 @@ def write_qrels(
     frame: pd.DataFrame, target: str | Path | TextIO, *, layout: QrelsLayout = TREC_QRELS
 ) -> None:
     """Write `frame` (the layout's kept columns) as qrels lines, in frame order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     fields = [
         pa.array(["0"] * len(frame), pa.string())
         if column in layout.ignored

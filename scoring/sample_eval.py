@@ -35,9 +35,7 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO
-
-import pandas as pd
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from scoring.command_line import UsageError, guarded, read_run_files, run_file_names
 from scoring.evaluation import Evaluation, MeasureValues, evaluate
@@ -45,6 +43,9 @@ from scoring.measures.catalog import SAMPLE_EVAL
 from scoring.measures.rankings import Frame
 from scoring.measures.sampling import with_inclusion_probabilities
 from scoring.qrels import STRATIFIED_QRELS, read_qrels
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 USAGE = """\
 Usage: sample_eval [-q] qrels_file run...

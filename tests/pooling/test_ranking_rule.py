@@ -91,7 +91,7 @@ def scorer_ranking(runs: list[list[tuple[str, str, float]]]) -> dict[tuple[int, 
     ]
     judgments = Judgments(qrels, 1)
     ranked = rank_and_judge(judgments, tables, EvalOptions())
-    topics = judgments.topics.to_pylist()
+    topics = judgments.topics
     result: dict[tuple[int, str], list[str]] = defaultdict(list)
     for group, label in zip(ranked.row_group, ranked.row_label, strict=True):  # by group, rank
         run, topic = ranked.group_run[group], topics[ranked.group_topic[group]]
