@@ -11,8 +11,14 @@ byte-order mark are accepted.
 A file is read into a frame with the columns query_id (str), doc_id (str)
 and relevance (int64), plus any further integer columns its layout names,
 in file order. Every line is checked, and every problem (wrong column count,
-a label that is not an integer, a (topic, docno) pair judged twice, ...)
-is reported with the file and line in one `InputError`.
+a label that is not an integer or out of `LABEL_RANGE`, a (topic, docno)
+pair judged twice, ...) is reported with the file and line in one `InputError`.
+
+Labels (relevance, aspects, strata) are integers from -2**31 to 2**31 - 1,
+a 32-bit C int. trec_eval reads them as a C long, but keeps a count for
+every label from 0 to the largest and sorts its gain table by the difference
+of two gains cast to an int: past this range it runs out of memory, or its
+gain order is undefined. No grading scheme comes near it.
 
 Other layouts are `QrelsLayout`s beside `TREC_QRELS`, served by the same
 reader and writer:
@@ -44,7 +50,15 @@ if TYPE_CHECKING:
 
 Source = str | Path | bytes
 
-_INTEGER_PATTERN = r"^[+-]?[0-9]{1,18}$"  # 18 digits always fit an int64
+# At most 18 digits after any leading zeros: always fits an int64.
+_INTEGER_PATTERN = r"^[+-]?0*[0-9]{1,18}$"
+LABEL_RANGE = (-(2**31), 2**31 - 1)  # a C int; see the module docstring
+
+
+def labels_in_range(values: np.ndarray) -> np.ndarray:
+    """Whether each label (int64) is within LABEL_RANGE."""
+    low, high = LABEL_RANGE
+    return (values >= low) & (values <= high)
 
 
 @dataclass(frozen=True)
@@ -194,16 +208,30 @@ def _table_from_fields(
 
 
 def _integers(values: pa.Array, column: str, lines: np.ndarray, log: ProblemLog) -> pa.Array:
+    """The labels as int64 (0 where there is a problem); reports a text that is
+    not an integer, and an integer out of LABEL_RANGE."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    ok = _numpy(pc.match_substring_regex(values, _INTEGER_PATTERN))
+    integer = _numpy(pc.match_substring_regex(values, r"^[+-]?[0-9]+$"))
+    castable = _numpy(pc.match_substring_regex(values, _INTEGER_PATTERN))
+    # Arrow's cast reads "-5" and "007" but not "+5", which trec_eval's atol reads.
+    unsigned = pc.replace_substring_regex(values, r"^\+", "")
+    integers = pc.cast(pc.if_else(pa.array(castable), unsigned, "0"), pa.int64())
+    ok = castable & labels_in_range(_numpy(integers))
     bad = np.flatnonzero(~ok)
     texts = values.take(pa.array(bad[: log.limit])).to_pylist()
+    low, high = LABEL_RANGE
     for row, text in zip(bad[: log.limit], texts, strict=True):
-        log.add(int(lines[row]), f"{column} {text!r} is not an integer")
+        shown = text if len(text) <= 24 else f"{text[:20]}... ({len(text)} characters)"
+        reason = (
+            f"{column} {shown} is out of range: labels are integers from {low} to {high}"
+            if integer[row]
+            else f"{column} {text!r} is not an integer"
+        )
+        log.add(int(lines[row]), reason)
     log.count_unlisted(max(0, len(bad) - log.limit))
-    return pc.cast(pc.if_else(pa.array(ok), values, "0"), pa.int64())
+    return pc.if_else(pa.array(ok), integers, 0)
 
 
 def _check_duplicate_judgments(table: pa.Table, lines: np.ndarray, log: ProblemLog) -> None:

@@ -166,6 +166,11 @@ def test_help_and_version_exit_zero():
         (["{qrels}", "{bad_run}"], "bad.run:2: expected 6 columns (topic Q0 docno rank score tag)"),
         (["{qrels}", "{twice_run}"], "twice.run:3: docno 'a' appears twice in topic '1'"),
         (["{twice_qrels}", "{run}"], "twice_qrels:2: docno 'a' judged twice for topic '1'"),
+        (
+            ["-m", "ndcg", "{huge_qrels}", "{run}"],
+            "huge_qrels:2: relevance 1000000000000000000 is out of range: "
+            "labels are integers from -2147483648 to 2147483647",
+        ),
         (["{qrels}", "{missing}"], "trec_eval: cannot read '"),
         (["-R", "qrels_other", "{qrels}", "{run}"], "unknown rel_info format 'qrels_other'"),
         (
@@ -190,6 +195,7 @@ def test_errors_are_one_line_on_stderr_with_status_2(files, arguments, message):
         "bad_run": files / "bad.run",
         "twice_run": files / "twice.run",
         "twice_qrels": files / "twice_qrels",
+        "huge_qrels": files / "huge_qrels",
         "stranger_run": files / "stranger.run",
         "missing": files / "missing.run",
     }
@@ -197,6 +203,7 @@ def test_errors_are_one_line_on_stderr_with_status_2(files, arguments, message):
     paths["bad_run"].write_text("1 Q0 a 1 3.0 tag\n1 Q0 b 2.0\n")
     paths["twice_run"].write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n")
     paths["twice_qrels"].write_text("1 0 a 1\n1 0 a 0\n")
+    paths["huge_qrels"].write_text("1 0 a 1\n1 0 c 1000000000000000000\n")
     paths["stranger_run"].write_text("7 Q0 a 1 1 t\n")
     status, out, err = _trec_eval(*(argument.format(**paths) for argument in arguments))
     assert (status, out) == (2, "")
