@@ -3,22 +3,37 @@
 Both take run files or directories (their files in name order, hidden files
 skipped) and `-` for standard input, read them the way trec_eval does, and
 report a bad input as one line naming the file and line of its first problem.
+
+They are called once per run in shell loops, so start-up counts: nothing
+here loads pyarrow or pandas unless the input needs them. Inputs of at most
+`PLAIN_INPUT_BYTES` in the plain shape that nearly every file has are read
+by `scoring.plain_files` with Python and NumPy alone; larger inputs, and any
+file that is not plain (a problem to report, a comment, extra fields, ...),
+by the readers of record on Arrow, whose load time larger inputs repay.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from pooling.file_input import map_in_threads
 from pooling.problems import InputError
-from pooling.run_files import read_run
 from pooling.streams import discard_stdout
 from scoring.measures.catalog import MeasureError
+from scoring.measures.columns import Qrels, Run
 from scoring.measures.params import ParamError
+from scoring.plain_files import plain_qrels, plain_run
+from scoring.qrels import QrelsLayout
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# Up to this many bytes of qrels and runs in all, Python reads plain files faster
+# than Arrow loads (0.15 s) and reads them; past it Arrow's parallel parser wins.
+PLAIN_INPUT_BYTES = 8 << 20
 
 
 class UsageError(ValueError):
@@ -61,13 +76,50 @@ def run_file_names(arguments: Sequence[str]) -> list[str]:
     return names
 
 
-def read_run_files(names: Sequence[str], stdin: BinaryIO) -> list[pa.Table]:
-    """Each run (query_id, doc_id, score, run_id), read in parallel: parsing releases the GIL."""
-    return list(map_in_threads(lambda name: _read_run(name, stdin), names))
+def read_inputs(
+    qrels_name: str, layout: QrelsLayout, run_names: Sequence[str], stdin: BinaryIO
+) -> tuple[Qrels, list[Run]]:
+    """The qrels file and each run file (query_id, doc_id, score, run_id), read as
+    the module docstring says; raises InputError with the problems of the first
+    bad file (the qrels first), OSError for a file that cannot be read."""
+    # A run named "-" is standard input, read once, where it stands.
+    runs: list[str | bytes] = [stdin.read() if name == "-" else name for name in run_names]
+    qrels: str | bytes = qrels_name
+    sizes = [len(run) if isinstance(run, bytes) else _size(run) for run in runs]
+    if _size(qrels_name) + sum(sizes) <= PLAIN_INPUT_BYTES:
+        qrels = Path(qrels_name).read_bytes()
+        plain = plain_qrels(qrels, layout)
+        if plain is not None:
+            runs = [run if isinstance(run, bytes) else Path(run).read_bytes() for run in runs]
+            plain_runs = [plain_run(run) for run in runs if isinstance(run, bytes)]
+            if all(run is not None for run in plain_runs):
+                return plain, [run for run in plain_runs if run is not None]
+    from scoring.qrels import read_qrels_table
+
+    source = qrels if isinstance(qrels, bytes) else Path(qrels)
+    table = read_qrels_table(source, name=qrels_name, layout=layout)
+    return table, read_run_files(run_names, runs)
 
 
-def _read_run(name: str, stdin: BinaryIO) -> pa.Table:
-    data = stdin.read() if name == "-" else Path(name).read_bytes()
+def _size(path: str) -> int:
+    """The file's size; past any limit when it cannot be read (the readers of
+    record then report it, in the usual order)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return PLAIN_INPUT_BYTES + 1
+
+
+def read_run_files(names: Sequence[str], sources: Sequence[str | bytes]) -> list[pa.Table]:
+    """Each run (query_id, doc_id, score, run_id) with the reader of record, in
+    parallel threads (parsing releases the GIL); sources are paths or bytes."""
+    return list(map_in_threads(lambda item: _read_run(*item), zip(names, sources, strict=True)))
+
+
+def _read_run(name: str, source: str | bytes) -> pa.Table:
+    from pooling.run_files import read_run
+
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
     file = "<stdin>" if name == "-" else name
     # trec_eval ignores anything after the tag (its own results.trunc has some).
     parsed = read_run(data, name=file, extra_fields="ignore")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import count, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,13 +37,24 @@ type Strings = np.ndarray | pa.Array | pa.ChunkedArray
 class PlainQrels:
     """Qrels as plain columns, in file order.
 
-    query_id, doc_id: NumPy arrays of str. columns: relevance and the
+    query_id, doc_id: coded strings (`Coded`). columns: relevance and the
     layout's other integer columns (int64).
     """
 
-    query_id: np.ndarray
-    doc_id: np.ndarray
+    query_id: Coded
+    doc_id: Coded
     columns: dict[str, np.ndarray]
+
+    @classmethod
+    def of(
+        cls, query_id: Sequence[str], doc_id: Sequence[str], **columns: Sequence[int]
+    ) -> PlainQrels:
+        """From lists of strings and of integers (relevance=..., aspect_2=...)."""
+        return cls(
+            coded(_object_array(query_id)),
+            coded(_object_array(doc_id)),
+            {name: np.asarray(values, dtype=np.int64) for name, values in columns.items()},
+        )
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ type Qrels = PlainQrels | pa.Table | pd.DataFrame
 type Run = PlainRun | pa.Table | pd.DataFrame
 
 
-def qrels_columns(qrels: Qrels) -> tuple[Strings, Strings, dict[str, np.ndarray]]:
+def qrels_columns(qrels: Qrels) -> tuple[Coded, Coded, dict[str, np.ndarray]]:
     """(query_id, doc_id, numeric columns by name, relevance among them)."""
     if isinstance(qrels, PlainQrels):
         return qrels.query_id, qrels.doc_id, qrels.columns
@@ -76,7 +88,7 @@ def qrels_columns(qrels: Qrels) -> tuple[Strings, Strings, dict[str, np.ndarray]
         if field.name not in ("query_id", "doc_id")
         and (pa.types.is_integer(field.type) or pa.types.is_floating(field.type))
     }
-    return table.column("query_id"), table.column("doc_id"), numeric
+    return coded(table.column("query_id")), coded(table.column("doc_id")), numeric
 
 
 def arrow_runs(runs: Sequence[Run]) -> list[pa.Table] | None:
@@ -130,15 +142,32 @@ class Vocabulary:
         """The code of each string, -1 for a string not among the values."""
         if isinstance(strings, np.ndarray):
             if self._positions is None:
-                self._positions = {value: code for code, value in enumerate(self.values)}
-            get = self._positions.get
-            return np.fromiter((get(s, -1) for s in strings.tolist()), np.int64, len(strings))
+                self._positions = dict(zip(self.values, count(), strict=False))
+            starts = _run_starts(strings)
+            if starts is not None:  # look up the first string of each run of equal ones
+                heads = self._plain_codes(strings[starts])
+                return np.repeat(heads, np.diff(starts, append=len(strings)))
+            return self._plain_codes(strings)
         if self._arrow is None:
             import pyarrow as pa
 
             values = self._values
             self._arrow = pa.array(values, pa.string()) if isinstance(values, list) else values
         return _arrow_codes(strings, self._arrow)
+
+    def _plain_codes(self, strings: np.ndarray) -> np.ndarray:
+        assert self._positions is not None
+        found = map(self._positions.get, strings.tolist(), repeat(-1))
+        return np.fromiter(found, np.int64, len(strings))
+
+
+def _run_starts(strings: np.ndarray) -> np.ndarray | None:
+    """Where each run of equal strings starts, when the runs are long (a run
+    file's topics, a qrels file's): None when that would not save lookups."""
+    if len(strings) < 64:
+        return None
+    starts = np.flatnonzero(np.r_[True, strings[1:] != strings[:-1]])
+    return starts if len(starts) * 8 <= len(strings) else None
 
 
 def _arrow_codes(values: pa.Array | pa.ChunkedArray, dictionary: pa.Array) -> np.ndarray:
@@ -168,23 +197,38 @@ def _as_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArra
     return values if values.type == pa.string() else values.cast(pa.string())
 
 
-def sorted_distinct(strings: Strings) -> list[str]:
-    """The distinct strings in byte order (str compare by code point: the same order)."""
+@dataclass(frozen=True)
+class Coded:
+    """A string column as its distinct values, in order of first appearance,
+    and the code of each row among them (what dictionary encoding gives)."""
+
+    values: Vocabulary
+    codes: np.ndarray
+
+
+def coded(strings: Strings) -> Coded:
+    """Dictionary-encode a column of strings."""
     if isinstance(strings, np.ndarray):
-        return sorted(set(strings.tolist()))
+        starts = _run_starts(strings)
+        heads = strings if starts is None else strings[starts]
+        values = Vocabulary(list(dict.fromkeys(heads.tolist())))
+        return Coded(values, values.codes(strings))
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    return list(pc.unique(_as_strings(strings)).sort().to_pylist())
+    encoded = pc.dictionary_encode(_as_strings(strings))
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks() if encoded.num_chunks else pa.array([], pa.string())
+        if not isinstance(encoded, pa.DictionaryArray):
+            encoded = pc.dictionary_encode(encoded)
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return Coded(Vocabulary(encoded.dictionary), codes)
 
 
-def first_seen(strings: Strings) -> Vocabulary:
-    """The distinct strings in order of first appearance."""
-    if isinstance(strings, np.ndarray):
-        return Vocabulary(list(dict.fromkeys(strings.tolist())))
-    import pyarrow.compute as pc
-
-    unique = pc.unique(_as_strings(strings))
-    return Vocabulary(unique.combine_chunks() if hasattr(unique, "combine_chunks") else unique)
+def _object_array(values: Sequence[str]) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = list(values)
+    return array
 
 
 def concatenated(parts: Iterable[Strings], *, arrow: bool) -> Strings:

@@ -40,11 +40,9 @@ from scoring.measures.columns import (
     arrow_runs,
     concatenated,
     filtered,
-    first_seen,
     qrels_columns,
     repeated,
     run_tag,
-    sorted_distinct,
 )
 from scoring.measures.numerics import log2_table
 
@@ -102,9 +100,9 @@ class LabelCounts:
         self.n_topics = n_topics
         self.num_rel_levels = np.zeros(n_topics, dtype=np.int64)
         np.maximum.at(self.num_rel_levels, self.level_topic, self.level + 1)
-        self.label_values = np.unique(
-            np.concatenate([[PAD, UNJUDGED, NONPOOL], self.level]).astype(np.int64)
-        )
+        values = np.sort(np.concatenate([[PAD, UNJUDGED, NONPOOL], self.level]).astype(np.int64))
+        # (np.unique would load numpy.ma: 10 ms of the command line's start-up)
+        self.label_values = values[np.r_[True, values[1:] != values[:-1]]]
 
     def at_least(self, level: int) -> np.ndarray:
         """Per topic, the judged documents labelled `level` or more."""
@@ -135,12 +133,17 @@ class Judgments:
         query_id, doc_id, numeric = qrels_columns(qrels)
         self.relevance_level = relevance_level
         self.derived: dict[object, object] = {}  # per-qrels values measures compute once
-        self.topics: tuple[str, ...] = tuple(sorted_distinct(query_id))
+        # Topics in byte order (str compares by code point: the same order).
+        seen = query_id.values.values
+        order = sorted(range(len(seen)), key=seen.__getitem__)
+        self.topics: tuple[str, ...] = tuple(seen[i] for i in order)
         self.topic_codes = Vocabulary(list(self.topics))
-        self._docs = first_seen(doc_id)
-        self.row_topic = self.topic_codes.codes(query_id)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        self.row_topic = position[query_id.codes]
+        self._docs = doc_id.values
+        self._index = _PairIndex(self.row_topic, doc_id.codes, len(self._docs))
         labels = np.asarray(numeric["relevance"], dtype=np.int64)
-        self._index = _PairIndex(self.row_topic, self._docs.codes(doc_id), len(self._docs))
         self.row_label = np.where(labels < 0, UNJUDGED, labels)
         self.columns = {name: values for name, values in numeric.items() if name != "relevance"}
         self.positive_total = int(np.count_nonzero(labels > 0))

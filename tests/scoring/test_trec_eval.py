@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from scoring import command_line
+from scoring.plain_files import plain_qrels, plain_run
 from scoring.trec_eval import main
 
 # The project's shared reference data: beside the checkout, or where WORKBENCH_SHARED_DIR says
@@ -36,11 +38,35 @@ def _conformance_cases() -> list:
 
 
 @pytest.mark.parametrize(("arguments", "expected"), _conformance_cases())
-def test_output_is_byte_identical_to_trec_eval_10(arguments, expected, monkeypatch):
+@pytest.mark.parametrize("reader", ["as given", "of record", "plain"])
+def test_output_is_byte_identical_to_trec_eval_10(
+    arguments, expected, reader, monkeypatch, tmp_path
+):
+    """With the files as NIST gives them (tabs, padded scores, comments, extra
+    fields: mostly read by the readers of record); all read by the readers of
+    record; and rewritten in the plain shape, all read by `plain_files`."""
     monkeypatch.chdir(CONFORMANCE)
+    if reader == "of record":
+        monkeypatch.setattr(command_line, "PLAIN_INPUT_BYTES", -1)
+    elif reader == "plain":
+        _write_plain_copies(CONFORMANCE, tmp_path)
+        monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()
     assert main(shlex.split(arguments), out, err) == 0, err.getvalue()
     assert out.getvalue().encode() == (CONFORMANCE / expected).read_bytes()
+
+
+def _write_plain_copies(source: Path, target: Path) -> None:
+    """The qrels and runs of `source` in the plain shape: one space between fields,
+    no comment lines, no fields past a run's tag (trec_eval ignores them)."""
+    for path in source.iterdir():
+        if path.name.startswith(("qrels", "results")):
+            width = 6 if path.name.startswith("results") else 4
+            lines = [line.split()[:width] for line in path.read_text().splitlines()]
+            text = "".join(" ".join(f) + "\n" for f in lines if f and not f[0].startswith("#"))
+            (target / path.name).write_text(text)
+            plain = plain_run(text.encode()) if width == 6 else plain_qrels(text.encode())
+            assert plain is not None, f"{path.name} is not plain"
 
 
 @pytest.fixture
