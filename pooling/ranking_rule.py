@@ -11,8 +11,9 @@ alike.
 Callers encode their groups as integer codes; the ranked order lists the
 groups by code, ascending. Docnos are an Arrow string array (the pooler's
 tables and the scorer's Arrow input: pyarrow, loaded by the caller already,
-sorts the tied docnos) or a NumPy array of `str` (the scorer's plain input:
-Python compares str by code point, which is the byte order of their UTF-8).
+sorts the tied docnos), a NumPy bytes array (`S`, UTF-8 without NUL: the
+scorer's plain input) or a NumPy array of `str` (Python compares str by code
+point, which is the byte order of their UTF-8).
 Scores must not be NaN (every reader refuses them).
 """
 
@@ -164,7 +165,16 @@ def _tied_blocks(
 def _break_ties_by_docno(order: np.ndarray, blocks: _TiedBlocks, doc_id: Docnos) -> np.ndarray:
     """Reorder the rows of each tied block by docno descending, in byte order."""
     tied_rows = order[blocks.positions]
-    if isinstance(doc_id, np.ndarray):
+    if isinstance(doc_id, np.ndarray) and doc_id.dtype.kind == "S":
+        # NUL-padded bytes: their big-endian 8-byte words sort in byte order, and
+        # integers sort several times faster than strings. Descending: sort ~word.
+        docnos = doc_id[tied_rows]
+        width = -(-docnos.dtype.itemsize // 8) * 8
+        padded = np.zeros((len(docnos), width), dtype=np.uint8)
+        padded[:, : docnos.dtype.itemsize] = docnos.view(np.uint8).reshape(len(docnos), -1)
+        words = ~padded.view(">u8")
+        within = np.lexsort((*words.T[::-1], blocks.block))
+    elif isinstance(doc_id, np.ndarray):
         _, docno_rank = np.unique(doc_id[tied_rows], return_inverse=True)
         within = np.lexsort((-docno_rank.ravel(), blocks.block))
     else:

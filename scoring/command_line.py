@@ -5,16 +5,15 @@ skipped) and `-` for standard input, read them the way trec_eval does, and
 report a bad input as one line naming the file and line of its first problem.
 
 They are called once per run in shell loops, so start-up counts: nothing
-here loads pyarrow or pandas unless the input needs them. Inputs of at most
-`PLAIN_INPUT_BYTES` in the plain shape that nearly every file has are read
-by `scoring.plain_files` with Python and NumPy alone; larger inputs, and any
-file that is not plain (a problem to report, a comment, extra fields, ...),
-by the readers of record on Arrow, whose load time larger inputs repay.
+here loads pyarrow or pandas unless the input needs them. Files in the plain
+shape that nearly every file has are read by `scoring.plain_files` with
+NumPy alone (pyarrow loads pandas at its first array, 0.3 s in all, and the
+plain readers also take less memory); if any file is not plain (a problem to
+report, a comment, extra fields, ...), all are read by the readers of record.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
@@ -30,10 +29,6 @@ from scoring.qrels import QrelsLayout
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-# Up to this many bytes of qrels and runs in all, Python reads plain files faster
-# than Arrow loads (0.15 s) and reads them; past it Arrow's parallel parser wins.
-PLAIN_INPUT_BYTES = 8 << 20
 
 
 class UsageError(ValueError):
@@ -84,30 +79,21 @@ def read_inputs(
     bad file (the qrels first), OSError for a file that cannot be read."""
     # A run named "-" is standard input, read once, where it stands.
     runs: list[str | bytes] = [stdin.read() if name == "-" else name for name in run_names]
-    qrels: str | bytes = qrels_name
-    sizes = [len(run) if isinstance(run, bytes) else _size(run) for run in runs]
-    if _size(qrels_name) + sum(sizes) <= PLAIN_INPUT_BYTES:
-        qrels = Path(qrels_name).read_bytes()
-        plain = plain_qrels(qrels, layout)
-        if plain is not None:
-            runs = [run if isinstance(run, bytes) else Path(run).read_bytes() for run in runs]
-            plain_runs = [plain_run(run) for run in runs if isinstance(run, bytes)]
-            if all(run is not None for run in plain_runs):
-                return plain, [run for run in plain_runs if run is not None]
+    qrels = Path(qrels_name).read_bytes()
+    plain = plain_qrels(qrels, layout)
+    if plain is not None:
+        runs = [run if isinstance(run, bytes) else Path(run).read_bytes() for run in runs]
+        datas = [run for run in runs if isinstance(run, bytes)]
+        # NumPy releases the GIL on whole arrays: several files go faster in threads.
+        plain_runs = list(
+            map_in_threads(plain_run, datas) if len(datas) > 1 else map(plain_run, datas)
+        )
+        if all(run is not None for run in plain_runs):
+            return plain, [run for run in plain_runs if run is not None]
     from scoring.qrels import read_qrels_table
 
-    source = qrels if isinstance(qrels, bytes) else Path(qrels)
-    table = read_qrels_table(source, name=qrels_name, layout=layout)
+    table = read_qrels_table(qrels, name=qrels_name, layout=layout)
     return table, read_run_files(run_names, runs)
-
-
-def _size(path: str) -> int:
-    """The file's size; past any limit when it cannot be read (the readers of
-    record then report it, in the usual order)."""
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return PLAIN_INPUT_BYTES + 1
 
 
 def read_run_files(names: Sequence[str], sources: Sequence[str | bytes]) -> list[pa.Table]:

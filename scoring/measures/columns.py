@@ -6,23 +6,25 @@ The scorer reads qrels and runs from three kinds of frames:
   `scoring.qrels.read_qrels_table`);
 - pandas frames: `scoring.qrels.read_qrels`, and the frames the web builds;
 - plain columns, `PlainQrels` and `PlainRun`: what `scoring.plain_files`
-  reads from small, well-formed files with Python and NumPy alone, so that
-  the command line scores them without loading pyarrow or pandas.
+  reads from small, well-formed files with NumPy alone, so that the command
+  line scores them without loading pyarrow or pandas.
 
-Strings are then Arrow string arrays or NumPy arrays of `str`; `Vocabulary`
+Strings are Arrow string arrays, or NumPy bytes arrays (`S`: UTF-8, padded
+with NUL, so they hold no NUL; `plain_strings` makes them). `Vocabulary`
 and the functions here do what the scorer does with them (codes, filter,
-concatenate) either way, and import pyarrow only for Arrow input.
+concatenate) either way, and import pyarrow only for Arrow input. Bytes
+arrays compare and sort in byte order, the order of the ranking rule.
 
 Frame columns: qrels have query_id, doc_id, relevance and maybe more
 integer or float columns; runs have query_id, doc_id, score, run_id.
+(The plain frames are NamedTuples: a frozen dataclass costs the command
+line's start-up a millisecond each.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from itertools import count, repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -32,9 +34,11 @@ if TYPE_CHECKING:
 
 type Strings = np.ndarray | pa.Array | pa.ChunkedArray
 
+_MIX_A = np.uint64(0x9E3779B97F4A7C15)
+_MIX_B = np.uint64(0xC2B2AE3D27D4EB4F)
 
-@dataclass(frozen=True)
-class PlainQrels:
+
+class PlainQrels(NamedTuple):
     """Qrels as plain columns, in file order.
 
     query_id, doc_id: coded strings (`Coded`). columns: relevance and the
@@ -51,18 +55,17 @@ class PlainQrels:
     ) -> PlainQrels:
         """From lists of strings and of integers (relevance=..., aspect_2=...)."""
         return cls(
-            coded(_object_array(query_id)),
-            coded(_object_array(doc_id)),
+            coded(plain_strings(query_id), in_runs=True),
+            coded(plain_strings(doc_id)),
             {name: np.asarray(values, dtype=np.int64) for name, values in columns.items()},
         )
 
 
-@dataclass(frozen=True)
-class PlainRun:
+class PlainRun(NamedTuple):
     """One run as plain columns, in file order.
 
-    query_id, doc_id: NumPy arrays of str; score: float64; run_id: the tag
-    trec_eval reports, that of the last line.
+    query_id, doc_id: bytes arrays (`plain_strings`); score: float64; run_id:
+    the tag trec_eval reports, that of the last line.
     """
 
     query_id: np.ndarray
@@ -73,6 +76,34 @@ class PlainRun:
 
 type Qrels = PlainQrels | pa.Table | pd.DataFrame
 type Run = PlainRun | pa.Table | pd.DataFrame
+
+
+def plain_strings(values: Iterable[str]) -> np.ndarray:
+    """Strings as a bytes array (UTF-8); refuses a NUL, which the padding would hide."""
+    encoded = [value.encode() for value in values]
+    if any(b"\0" in value for value in encoded):
+        raise ValueError("a plain string column cannot hold a NUL character")
+    return np.array(encoded, dtype=bytes) if encoded else np.empty(0, dtype="S1")
+
+
+def decoded(strings: np.ndarray) -> list[str]:
+    return [value.decode() for value in strings.tolist()]
+
+
+def fingerprints(strings: np.ndarray) -> np.ndarray:
+    """One uint64 per string of a bytes array, mixed from its bytes: equal strings
+    always get equal fingerprints, different ones nearly always different ones."""
+    n, width = len(strings), strings.dtype.itemsize
+    padded = np.zeros((n, -(-width // 8) * 8), dtype=np.uint8)
+    padded[:, :width] = strings.view(np.uint8).reshape(n, width)
+    mixed = np.full(n, _MIX_A, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for word in padded.view("<u8").T:
+            # A word past a string's end is all NUL, and one within it is not:
+            # mixing only the latter makes the fingerprint independent of the width.
+            mixed = np.where(word != 0, (mixed * _MIX_B) ^ word, mixed)
+        mixed *= _MIX_A
+    return mixed
 
 
 def qrels_columns(qrels: Qrels) -> tuple[Coded, Coded, dict[str, np.ndarray]]:
@@ -102,8 +133,8 @@ def arrow_runs(runs: Sequence[Run]) -> list[pa.Table] | None:
     return [
         pa.table(
             {
-                "query_id": pa.array(run.query_id, pa.string()),
-                "doc_id": pa.array(run.doc_id, pa.string()),
+                "query_id": pa.array(decoded(run.query_id), pa.string()),
+                "doc_id": pa.array(decoded(run.doc_id), pa.string()),
                 "score": pa.array(run.score, pa.float64()),
                 "run_id": pa.array([run.run_id] * len(run.score), pa.string()),
             }
@@ -123,12 +154,19 @@ def _arrow_table(frame: pa.Table | pd.DataFrame) -> pa.Table:
 
 
 class Vocabulary:
-    """Distinct strings in a fixed order, and the code (position) of any string among them."""
+    """Strings, and the code of any string: the position of one of its copies
+    among them, always the same one.
 
-    def __init__(self, values: list[str] | pa.Array) -> None:
+    The values are an Arrow string array or a bytes array, and may repeat a
+    string (a plain column is its own vocabulary: `coded`). Strings of the
+    other kind are looked up too, converted.
+    """
+
+    def __init__(self, values: np.ndarray | pa.Array) -> None:
         self._values = values
-        self._positions: dict[str, int] | None = None
-        self._arrow: pa.Array | None = None
+        self._plain: np.ndarray | None = values if isinstance(values, np.ndarray) else None
+        self._index: _FingerprintIndex | None = None
+        self._arrow: tuple[pa.Array, np.ndarray | None] | None = None
 
     def __len__(self) -> int:
         return len(self._values)
@@ -136,29 +174,83 @@ class Vocabulary:
     @property
     def values(self) -> list[str]:
         values = self._values
-        return values if isinstance(values, list) else list(values.to_pylist())
+        return decoded(values) if isinstance(values, np.ndarray) else values.to_pylist()
 
-    def codes(self, strings: Strings) -> np.ndarray:
-        """The code of each string, -1 for a string not among the values."""
-        if isinstance(strings, np.ndarray):
-            if self._positions is None:
-                self._positions = dict(zip(self.values, count(), strict=False))
-            starts = _run_starts(strings)
-            if starts is not None:  # look up the first string of each run of equal ones
-                heads = self._plain_codes(strings[starts])
-                return np.repeat(heads, np.diff(starts, append=len(strings)))
-            return self._plain_codes(strings)
+    def codes(self, strings: Strings, *, in_runs: bool = False) -> np.ndarray:
+        """The code of each string, -1 for a string not among the values. `in_runs`:
+        equal strings mostly come together (a file's topics): look up each run once."""
+        if not isinstance(strings, np.ndarray):
+            return self._arrow_codes(strings)
+        starts = _run_starts(strings) if in_runs else None
+        if starts is not None:
+            found = self._plain_codes(strings[starts])
+            return np.repeat(found, np.diff(starts, append=len(strings)))
+        return self._plain_codes(strings)
+
+    def _plain_codes(self, strings: np.ndarray) -> np.ndarray:
+        index = self._fingerprint_index()
+        return index.own_codes() if strings is index.values else index.find(strings)
+
+    def _fingerprint_index(self) -> _FingerprintIndex:
+        if self._index is None:
+            if self._plain is None:
+                self._plain = plain_strings(self.values)
+            self._index = _FingerprintIndex(self._plain)
+        return self._index
+
+    def _arrow_codes(self, strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
         if self._arrow is None:
             import pyarrow as pa
 
-            values = self._values
-            self._arrow = pa.array(values, pa.string()) if isinstance(values, list) else values
-        return _arrow_codes(strings, self._arrow)
+            if isinstance(self._values, np.ndarray):  # distinct values, and their codes
+                first = np.flatnonzero(self._plain_codes(self._values) == np.arange(len(self)))
+                distinct = pa.array(decoded(self._values[first]), pa.string())
+                self._arrow = (distinct, first)
+            else:
+                self._arrow = (self._values, None)
+        dictionary, code_of = self._arrow
+        found = _arrow_codes(strings, dictionary)
+        return found if code_of is None else np.where(found >= 0, code_of[found], -1)
 
-    def _plain_codes(self, strings: np.ndarray) -> np.ndarray:
-        assert self._positions is not None
-        found = map(self._positions.get, strings.tolist(), repeat(-1))
-        return np.fromiter(found, np.int64, len(strings))
+
+class _FingerprintIndex:
+    """Where a copy of each string of a bytes array is, found by its fingerprint."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+        mixed = fingerprints(values)
+        # Among equal fingerprints the order is arbitrary: the code of a string is
+        # the row of the first of its fingerprints in sorted order, the same for all.
+        self.order = np.argsort(mixed)
+        self.sorted = mixed[self.order]
+        # Two different strings with one fingerprint: look them up by dictionary.
+        same = self.sorted[1:] == self.sorted[:-1]
+        self.collided = bool(np.any(same & (values[self.order[1:]] != values[self.order[:-1]])))
+        self.first: dict[bytes, int] = {}
+        if self.collided:
+            for code, value in enumerate(values.tolist()):
+                self.first.setdefault(value, code)
+
+    def own_codes(self) -> np.ndarray:
+        """find(self.values), without finding them again."""
+        if self.collided:
+            return self.find(self.values)
+        first = np.r_[True, self.sorted[1:] != self.sorted[:-1]]
+        codes = np.empty(len(self.values), dtype=np.int64)
+        codes[self.order] = self.order[np.flatnonzero(first)][np.cumsum(first) - 1]
+        return codes
+
+    def find(self, strings: np.ndarray) -> np.ndarray:
+        if self.collided:
+            get = self.first.get
+            return np.fromiter((get(s, -1) for s in strings.tolist()), np.int64, len(strings))
+        if not len(self.values):
+            return np.full(len(strings), -1, dtype=np.int64)
+        wanted = fingerprints(strings)
+        at = np.minimum(np.searchsorted(self.sorted, wanted), len(self.sorted) - 1)
+        code = self.order[at]
+        found = (self.sorted[at] == wanted) & (self.values[code] == strings)
+        return np.where(found, code, -1)
 
 
 def _run_starts(strings: np.ndarray) -> np.ndarray | None:
@@ -197,22 +289,23 @@ def _as_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArra
     return values if values.type == pa.string() else values.cast(pa.string())
 
 
-@dataclass(frozen=True)
-class Coded:
-    """A string column as its distinct values, in order of first appearance,
-    and the code of each row among them (what dictionary encoding gives)."""
+class Coded(NamedTuple):
+    """A string column as a `Vocabulary` and the code of each row in it."""
 
     values: Vocabulary
     codes: np.ndarray
 
 
-def coded(strings: Strings) -> Coded:
-    """Dictionary-encode a column of strings."""
+def coded(strings: Strings, *, in_runs: bool = False) -> Coded:
+    """Code a column of strings (see `Vocabulary`); `in_runs` as for `Vocabulary.codes`."""
     if isinstance(strings, np.ndarray):
-        starts = _run_starts(strings)
-        heads = strings if starts is None else strings[starts]
-        values = Vocabulary(list(dict.fromkeys(heads.tolist())))
-        return Coded(values, values.codes(strings))
+        starts = _run_starts(strings) if in_runs else None
+        if starts is None:
+            values = Vocabulary(strings)  # its own vocabulary: no pass to find the distinct
+        else:
+            heads = strings[starts]
+            values = Vocabulary(heads[Vocabulary(heads).codes(heads) == np.arange(len(heads))])
+        return Coded(values, values.codes(strings, in_runs=in_runs))
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -225,16 +318,10 @@ def coded(strings: Strings) -> Coded:
     return Coded(Vocabulary(encoded.dictionary), codes)
 
 
-def _object_array(values: Sequence[str]) -> np.ndarray:
-    array = np.empty(len(values), dtype=object)
-    array[:] = list(values)
-    return array
-
-
 def concatenated(parts: Iterable[Strings], *, arrow: bool) -> Strings:
-    """Several string columns as one (Arrow when `arrow`, else a NumPy array of str)."""
+    """Several string columns as one (Arrow when `arrow`, else a bytes array)."""
     if not arrow:
-        return np.concatenate([np.empty(0, dtype=object), *parts])
+        return np.concatenate([np.empty(0, dtype="S1"), *parts])
     import pyarrow as pa
 
     chunks = [
@@ -257,7 +344,8 @@ def filtered(strings: Strings, keep: np.ndarray) -> Strings:
 def repeated(value: str, count: int, *, like: Strings) -> Strings:
     """`value` `count` times, as the same kind of column as `like`."""
     if isinstance(like, np.ndarray):
-        return np.full(count, value, dtype=object)
+        encoded = value.encode()
+        return np.full(count, encoded, dtype=f"S{len(encoded)}")
     import pyarrow as pa
 
     return pa.array([value] * count, pa.string())

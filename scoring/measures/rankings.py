@@ -40,6 +40,7 @@ from scoring.measures.columns import (
     arrow_runs,
     concatenated,
     filtered,
+    plain_strings,
     qrels_columns,
     repeated,
     run_tag,
@@ -134,17 +135,15 @@ class Judgments:
         self.relevance_level = relevance_level
         self.derived: dict[object, object] = {}  # per-qrels values measures compute once
         # Topics in byte order (str compares by code point: the same order).
-        seen = query_id.values.values
-        order = sorted(range(len(seen)), key=seen.__getitem__)
-        self.topics: tuple[str, ...] = tuple(seen[i] for i in order)
-        self.topic_codes = Vocabulary(list(self.topics))
-        position = np.empty(len(order), dtype=np.int64)
-        position[order] = np.arange(len(order))
-        self.row_topic = position[query_id.codes]
+        seen = query_id.values.values  # (a string may repeat: see Vocabulary)
+        self.topics: tuple[str, ...] = tuple(sorted(set(seen)))
+        self.topic_codes = Vocabulary(plain_strings(self.topics))
+        self.row_topic = self.topic_codes.codes(plain_strings(seen))[query_id.codes]
         self._docs = doc_id.values
         self._index = _PairIndex(self.row_topic, doc_id.codes, len(self._docs))
         labels = np.asarray(numeric["relevance"], dtype=np.int64)
         self.row_label = np.where(labels < 0, UNJUDGED, labels)
+        self._label_or_nonpool = np.append(self.row_label, NONPOOL)
         self.columns = {name: values for name, values in numeric.items() if name != "relevance"}
         self.positive_total = int(np.count_nonzero(labels > 0))
         levels = self.label_counts()
@@ -168,10 +167,7 @@ class Judgments:
 
     def labels_at(self, rows: np.ndarray) -> np.ndarray:
         """The judgment of each qrels row (see rows_of): its label, NONPOOL or UNJUDGED."""
-        labels = np.full(len(rows), NONPOOL, dtype=np.int64)
-        listed = rows >= 0
-        labels[listed] = self.row_label[rows[listed]]
-        return labels
+        return self._label_or_nonpool[rows]  # row -1 reads the NONPOOL at the end
 
 
 class _PairIndex:
@@ -189,7 +185,7 @@ class _PairIndex:
         cells = (int(topic.max(initial=-1)) + 1) * self.n_docs
         self.dense: np.ndarray | None = None
         if cells <= self.DENSE_CELLS:
-            self.dense = np.full(cells, -1, dtype=np.int32)
+            self.dense = np.full(cells + 1, -1, dtype=np.int32)  # the last cell stays -1
             self.dense[key] = np.arange(len(key), dtype=np.int32)
             repeated = len(key) - np.count_nonzero(self.dense >= 0)
         else:
@@ -200,13 +196,15 @@ class _PairIndex:
             raise ValueError("the qrels judge a (query_id, doc_id) pair twice")
 
     def rows(self, topic: np.ndarray, doc: np.ndarray) -> np.ndarray:
+        if self.dense is not None:
+            # One gather: a pair outside the table reads the -1 past its end.
+            key = topic * self.n_docs + doc
+            key[(doc < 0) | (topic < 0) | (key >= len(self.dense) - 1)] = len(self.dense) - 1
+            return self.dense[key].astype(np.int64)
         rows = np.full(len(doc), -1, dtype=np.int64)
         listed = np.flatnonzero((doc >= 0) & (topic >= 0))
         key = topic[listed] * self.n_docs + doc[listed]
-        if self.dense is not None:
-            inside = key < len(self.dense)
-            rows[listed[inside]] = self.dense[key[inside]]
-        elif len(self.sorted_key):
+        if len(self.sorted_key):
             at = np.minimum(np.searchsorted(self.sorted_key, key), len(self.sorted_key) - 1)
             found = self.sorted_key[at] == key
             rows[listed[found]] = self.order[at[found]]
@@ -434,7 +432,8 @@ def rank_and_judge(
     if tables is None:
         plain = [run for run in runs if isinstance(run, PlainRun)]
         topic = np.concatenate(
-            [np.empty(0, np.int64), *(judgments.topic_codes.codes(run.query_id) for run in plain)]
+            [np.empty(0, np.int64)]
+            + [judgments.topic_codes.codes(run.query_id, in_runs=True) for run in plain]
         )
         lengths = [len(run.score) for run in plain]
         scores = [np.asarray(run.score, dtype=np.float64) for run in plain]

@@ -114,7 +114,7 @@ def test_pooler_and_scorer_rank_every_run_identically(runs):
 
 @settings(max_examples=100, deadline=None)
 @given(run_sets(), st.integers(0, 5))
-def test_arrow_and_plain_docnos_rank_alike_and_a_cut_keeps_the_top(runs, depth):
+def test_arrow_str_and_bytes_docnos_rank_alike_and_a_cut_keeps_the_top(runs, depth):
     rows = [(i, topic, docno, score) for i, run in enumerate(runs) for topic, docno, score in run]
     codes = {
         key: code for code, key in enumerate(sorted({(i, t) for i, t, _, _ in rows}, reverse=True))
@@ -123,9 +123,10 @@ def test_arrow_and_plain_docnos_rank_alike_and_a_cut_keeps_the_top(runs, depth):
     score = np.array([s for *_, s in rows])
     docnos = [d for _, _, d, _ in rows]
     whole = rank_order(group, score, pa.array(docnos))
-    plain = rank_order(group, score, np.array(docnos, dtype=object))
-    assert np.array_equal(whole.order, plain.order)
-    assert np.array_equal(whole.rank, plain.rank)
+    for plain_docnos in (np.array(docnos, dtype=object), np.array([d.encode() for d in docnos])):
+        plain = rank_order(group, score, plain_docnos)  # str, and NUL-padded UTF-8 bytes
+        assert np.array_equal(whole.order, plain.order)
+        assert np.array_equal(whole.rank, plain.rank)
     cut = rank_order(group, score, np.array(docnos, dtype=object), max_depth=depth)
     kept = whole.rank <= depth
     assert np.array_equal(cut.order, whole.order[kept])

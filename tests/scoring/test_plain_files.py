@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pooling.problems import InputError
 from pooling.run_files import read_run
+from scoring.measures.columns import decoded
 from scoring.plain_files import plain_qrels, plain_run
 from scoring.qrels import (
     STRATIFIED_QRELS,
@@ -25,7 +26,8 @@ NUMBERS = [
     "4.9e-324", "1e-400", "0.30000000000000004441", "123456789012345678901234567890",
     "2147483647", "2147483648", "-2147483649", "+0000000000000000000000000000001",
     "nan", "inf", "-Infinity", "1.2.3", "0x10", "1_0", "e5", "+", "", "\u0661", "1e", "--1", "x",
-    "1_000", "\u0661\u0662", "\uff11", "0_5.5", "1e1_0",
+    "1_000", "\u0661\u0662", "\uff11", "0_5.5", "1e1_0", "21.2295", "-0.0", "999999999999999",
+    "9999999999999999", "0.000000000000000000001", "1.23456789012345", "-7e-3",
 ]  # fmt: skip
 SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t", "\f", "\u00a0"])
 ENDINGS = st.sampled_from(["\n", "\r\n", " \n", "\n\n", "\v\n", "\t\n"])
@@ -100,8 +102,8 @@ def test_a_plain_run_is_what_the_run_reader_reads(data):
         return
     assert record.ok, record.problems.summary_lines()
     table = record.table
-    assert plain.query_id.tolist() == table.column("query_id").to_pylist()
-    assert plain.doc_id.tolist() == table.column("doc_id").to_pylist()
+    assert decoded(plain.query_id) == table.column("query_id").to_pylist()
+    assert decoded(plain.doc_id) == table.column("doc_id").to_pylist()
     assert _bits(plain.score) == _bits(table.column("score").to_numpy())  # -0.0 too
     assert plain.run_id == table.column("run_id")[-1].as_py()
 
@@ -113,6 +115,8 @@ LAYOUTS = [TREC_QRELS, TWO_ASPECT_QRELS, THREE_ASPECT_QRELS, STRATIFIED_QRELS]
 @given(
     st.sampled_from(LAYOUTS).flatmap(lambda layout: st.tuples(st.just(layout), qrels_files(layout)))
 )
+# Found: the last field, longer than the bytes left after it, was read past the end.
+@example((TWO_ASPECT_QRELS, b"1 Q0 a 0 2147483647\n1 Q0 A 007 1\n"))
 def test_plain_qrels_are_what_the_qrels_reader_reads(layout_and_data):
     layout, data = layout_and_data
     plain = plain_qrels(data, layout)
@@ -122,7 +126,6 @@ def test_plain_qrels_are_what_the_qrels_reader_reads(layout_and_data):
         table = read_qrels_table(data, name="qrels", layout=layout)
     except InputError as error:
         pytest.fail(f"plain, but the reader of record says: {error}")
-    assert plain.query_id.values.values == list(dict.fromkeys(table.column("query_id").to_pylist()))
     assert [plain.query_id.values.values[c] for c in plain.query_id.codes] == table.column(
         "query_id"
     ).to_pylist()
