@@ -2,9 +2,11 @@
 
 import io
 import json
+import math
 import os
 import re
 import shlex
+import time
 from pathlib import Path
 
 import pytest
@@ -270,3 +272,30 @@ def test_the_mean_over_topics_is_a_left_to_right_sum_of_doubles_as_in_c(tmp_path
     )
     assert f"{c_sum / 8:6.4f}" != f"{pairwise / 8:6.4f}"  # the case tells the two apart
     assert out == f"set_P                 \tall\t{c_sum / 8:6.4f}\n"
+
+
+def test_a_label_as_large_as_a_c_int_scores_at_once(tmp_path):
+    """The gain table costs the judged labels, not the largest one (it took 15 s per
+    topic for a label of 32767, and did not end for 10^18)."""
+    (tmp_path / "qrels").write_text("1 0 a 2147483647\n1 0 b 1\n1 0 c 0\n")
+    (tmp_path / "run").write_text("1 Q0 b 1 3 r\n1 Q0 a 2 2 r\n")
+    start = time.perf_counter()
+    status, out, err = _trec_eval("-m", "ndcg", "-m", "rbp", tmp_path / "qrels", tmp_path / "run")
+    assert time.perf_counter() - start < 1
+    assert status == 0, err
+    ideal = 2147483647 + 1 / math.log2(3)
+    ndcg = (1 + 2147483647 / math.log2(3)) / ideal
+    assert f"ndcg                  \tall\t{ndcg:.4f}\n" in out
+
+
+def test_a_label_of_10_to_the_18_is_refused_at_once(tmp_path):
+    (tmp_path / "qrels").write_text("1 0 a 1000000000000000000\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1 r\n")
+    start = time.perf_counter()
+    status, _, err = _trec_eval("-m", "ndcg", tmp_path / "qrels", tmp_path / "run")
+    assert time.perf_counter() - start < 1
+    assert status == 2
+    assert (
+        err
+        == f"trec_eval: {tmp_path / 'qrels'}:1: relevance 1000000000000000000 is out of range: labels are integers from -2147483648 to 2147483647\n"
+    )
