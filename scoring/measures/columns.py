@@ -98,10 +98,15 @@ def fingerprints(strings: np.ndarray) -> np.ndarray:
     padded[:, :width] = strings.view(np.uint8).reshape(n, width)
     mixed = np.full(n, _MIX_A, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for word in padded.view("<u8").T:
+        for word in np.ascontiguousarray(padded.view("<u8").T):
             # A word past a string's end is all NUL, and one within it is not:
             # mixing only the latter makes the fingerprint independent of the width.
-            mixed = np.where(word != 0, (mixed * _MIX_B) ^ word, mixed)
+            within = word != 0
+            if within.all():
+                mixed *= _MIX_B
+                mixed ^= word
+            else:
+                mixed = np.where(within, (mixed * _MIX_B) ^ word, mixed)
         mixed *= _MIX_A
     return mixed
 
@@ -223,6 +228,12 @@ class _FingerprintIndex:
         # the row of the first of its fingerprints in sorted order, the same for all.
         self.order = np.argsort(mixed)
         self.sorted = mixed[self.order]
+        # A bitmap of the fingerprints' top bits, 64 bits a value: most strings
+        # looked up (a run's docnos, mostly unjudged) are ruled out by one read.
+        bits = min(max((64 * len(values)).bit_length(), 10), 24)
+        self.shift = np.uint64(64 - bits)
+        self.present = np.zeros(1 << bits, dtype=bool)
+        self.present[self.sorted >> self.shift] = True
         # Two different strings with one fingerprint: look them up by dictionary.
         same = self.sorted[1:] == self.sorted[:-1]
         self.collided = bool(np.any(same & (values[self.order[1:]] != values[self.order[:-1]])))
@@ -247,10 +258,14 @@ class _FingerprintIndex:
         if not len(self.values):
             return np.full(len(strings), -1, dtype=np.int64)
         wanted = fingerprints(strings)
+        maybe = np.flatnonzero(self.present[wanted >> self.shift])
+        wanted = wanted[maybe]
         at = np.minimum(np.searchsorted(self.sorted, wanted), len(self.sorted) - 1)
         code = self.order[at]
-        found = (self.sorted[at] == wanted) & (self.values[code] == strings)
-        return np.where(found, code, -1)
+        found = (self.sorted[at] == wanted) & (self.values[code] == strings[maybe])
+        codes = np.full(len(strings), -1, dtype=np.int64)
+        codes[maybe[found]] = code[found]
+        return codes
 
 
 def _run_starts(strings: np.ndarray) -> np.ndarray | None:
