@@ -177,6 +177,20 @@ class Vocabulary:
         return len(self._values)
 
     @property
+    def raw(self) -> np.ndarray | pa.Array:
+        """The values as given: a bytes array or an Arrow array."""
+        return self._values
+
+    def like(self, values: list[str]) -> Vocabulary:
+        """A vocabulary of `values` of the same kind as this one (Arrow strings may
+        hold a NUL, which a bytes array cannot)."""
+        if isinstance(self._values, np.ndarray):
+            return Vocabulary(plain_strings(values))
+        import pyarrow as pa
+
+        return Vocabulary(pa.array(values, pa.string()))
+
+    @property
     def values(self) -> list[str]:
         values = self._values
         return decoded(values) if isinstance(values, np.ndarray) else values.to_pylist()

@@ -36,11 +36,9 @@ from scoring.measures.columns import (
     Qrels,
     Run,
     Strings,
-    Vocabulary,
     arrow_runs,
     concatenated,
     filtered,
-    plain_strings,
     qrels_columns,
     repeated,
     run_tag,
@@ -137,8 +135,8 @@ class Judgments:
         # Topics in byte order (str compares by code point: the same order).
         seen = query_id.values.values  # (a string may repeat: see Vocabulary)
         self.topics: tuple[str, ...] = tuple(sorted(set(seen)))
-        self.topic_codes = Vocabulary(plain_strings(self.topics))
-        self.row_topic = self.topic_codes.codes(plain_strings(seen))[query_id.codes]
+        self.topic_codes = query_id.values.like(list(self.topics))
+        self.row_topic = self.topic_codes.codes(query_id.values.like(seen).raw)[query_id.codes]
         self._docs = doc_id.values
         self._index = _PairIndex(self.row_topic, doc_id.codes, len(self._docs))
         labels = np.asarray(numeric["relevance"], dtype=np.int64)

@@ -79,3 +79,11 @@ def test_plain_qrels_can_be_made_from_lists():
     qrels = PlainQrels.of(["1", "1"], ["a", "b"], relevance=[1, 0])
     result = evaluate(qrels, [plain_run(b"1 Q0 b 1 2 r\n1 Q0 a 2 1 r\n")], TREC.select(["map"]))
     assert result.measures[0].summary.tolist() == [[0.5]]
+
+
+def test_arrow_frames_may_hold_a_nul_that_plain_ones_cannot():
+    qrels = read_qrels_table(b"1\x00x 0 a\x00b 1\n1\x00x 0 a 0\n")
+    run = read_run(b"1\x00x Q0 a 1 2 r\n1\x00x Q0 a\x00b 2 1 r\n").table
+    frame = evaluate(qrels, [run], TREC.select(["map"])).to_frame()
+    assert frame["query_id"].tolist() == ["1\x00x", "all"]
+    assert frame["value"].tolist() == [0.5, 0.5]
