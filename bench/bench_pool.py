@@ -55,7 +55,7 @@ from pooling.spec import CDS_2014, PoolSpec
 from pooling.strategies import pool_from_run_files
 
 DEPTH = 100
-RUN_COLUMNS = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]
+RUN_FILE_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]
 
 
 def pool_with_workbench(files: list[Path]) -> pd.DataFrame:
@@ -101,7 +101,7 @@ def _scan(files: list[Path]) -> pl.LazyFrame:
 
     types = {"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64, "run_id": pl.String}
     return pl.scan_csv(
-        files, separator=" ", has_header=False, new_columns=RUN_COLUMNS, schema_overrides=types
+        files, separator=" ", has_header=False, new_columns=RUN_FILE_FIELDS, schema_overrides=types
     ).select("run_id", "query_id", "doc_id", "score")
 
 

@@ -1,8 +1,9 @@
 """Rank submitted runs and find each pooled document's best rank. Pure core, no Django.
 
-The decided rule (design.md, trec_eval 10.0): inside one topic of one run,
-documents are ranked by score descending, then docno descending in byte
-order, with scores as doubles. The rank column of a run file is ignored.
+Runs are ranked by the decided rule, `ranking_rule.rank_order` (score
+descending, then docno descending in byte order; the rank column ignored),
+the function the scorer ranks with too; this module gives it the group code
+of each (run, topic) and turns its order into the ranked table.
 
 Both the pool builder (`pooling.strategies`) and the budget tables
 (`pooling.budget`) start here: runs are ranked once, cut at the deepest rank
@@ -32,13 +33,14 @@ import pyarrow.compute as pc
 
 from pooling.file_input import map_in_threads
 from pooling.problems import InputError, Problem
+from pooling.ranking_rule import rank_order
 from pooling.run_files import ParsedRun, read_run, read_run_cache
 from pooling.string_keys import sort_words
 from pooling.topic_ids import topic_sort_key
 
 RUN_COLUMNS = ("run_id", "query_id", "doc_id", "score")
 type RunsLike = pd.DataFrame | pa.Table
-type Progress = Callable[[int], object]
+type FilesDone = Callable[[int], object]
 """Called with the number of files just finished (1); `tqdm(...).update` fits."""
 
 
@@ -134,23 +136,9 @@ def rank_runs(runs: RunsLike, *, max_depth: int | None = None) -> RankedRuns:
 
 def _rank_table(table: pa.Table, group: np.ndarray, max_depth: int | None) -> pa.Table:
     """The ranked table of a checked runs table whose rows have group codes
-    for (run_id, query_id)."""
+    for (run_id, query_id), ranked by the decided rule (`ranking_rule`)."""
     score = table.column("score").to_numpy()
-    if _grouped_by_descending_score(group, score):
-        # Run files are nearly always written in this order: skip the sort.
-        order, sorted_group, sorted_score = np.arange(len(group)), group, score
-    else:
-        order = np.lexsort((-score, group))
-        sorted_group, sorted_score = group[order], score[order]
-    rank = _positions_within_groups(sorted_group)
-    # Breaking a tie only reorders rows inside their block of equal scores,
-    # so the ranks stand; and only blocks starting within max_depth matter.
-    needed = rank <= max_depth if max_depth is not None else np.ones(len(rank), dtype=bool)
-    blocks = _tied_blocks(sorted_group, sorted_score, needed)
-    if len(blocks.positions):
-        order = _break_ties_by_docno(order, blocks, table.column("doc_id"))
-    if max_depth is not None:
-        order, rank = order[needed], rank[needed]
+    order, rank = rank_order(group, score, table.column("doc_id"), max_depth=max_depth)
     ranked = table.select(["run_id", "query_id", "doc_id"]).take(pa.array(order))
     return ranked.append_column("rank", pa.array(rank.astype(np.int32))).combine_chunks()
 
@@ -190,85 +178,6 @@ def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
     return encoded.indices.to_numpy().astype(np.int64), len(encoded.dictionary)
 
 
-def _grouped_by_descending_score(group: np.ndarray, score: np.ndarray) -> bool:
-    """Whether the rows are already sorted by group code, then score descending."""
-    if np.any(group[1:] < group[:-1]):
-        return False
-    same_group = group[1:] == group[:-1]
-    return not np.any(same_group & (score[1:] > score[:-1]))
-
-
-class _TiedBlocks(NamedTuple):
-    """Blocks of equal (group, score) in sorted order: each block's sorted
-    positions, and the block number of each position."""
-
-    positions: np.ndarray
-    block: np.ndarray
-
-
-def _tied_blocks(
-    sorted_group: np.ndarray, sorted_score: np.ndarray, needed: np.ndarray
-) -> _TiedBlocks:
-    """The blocks of two or more rows with equal (group, score) that start
-    at a `needed` position, with every row of each (even past the cut).
-
-    Looks only at the needed rows and the rows that continue a block past
-    them, not at the whole run.
-    """
-    n = len(sorted_group)
-
-    def tied_with_next(positions: np.ndarray) -> np.ndarray:
-        following = positions + 1
-        return (sorted_group[positions] == sorted_group[following]) & (
-            sorted_score[positions] == sorted_score[following]
-        )
-
-    candidates = np.flatnonzero(needed[:-1])
-    tied = candidates[tied_with_next(candidates)]  # p such that rows p and p+1 tie
-    # A block crossing the cut goes on past it: follow it row by row.
-    frontier = tied[~needed[tied + 1]] + 1
-    extensions = []
-    while len(frontier):
-        frontier = frontier[frontier < n - 1]
-        frontier = frontier[tied_with_next(frontier)]
-        extensions.append(frontier)
-        frontier = frontier + 1
-    tied = np.sort(np.concatenate([tied, *extensions])) if extensions else tied
-    if not len(tied):
-        empty = np.empty(0, dtype=np.int64)
-        return _TiedBlocks(empty, empty)
-    # Chains of consecutive tied pairs are the blocks: pair p covers rows p, p+1.
-    chain_start = np.r_[True, tied[1:] != tied[:-1] + 1]
-    first = tied[chain_start]
-    last = np.r_[tied[np.flatnonzero(chain_start)[1:] - 1], tied[-1]] + 1
-    sizes = last - first + 1
-    block = np.repeat(np.arange(len(first)), sizes)
-    offset_in_block = np.arange(len(block)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return _TiedBlocks(np.repeat(first, sizes) + offset_in_block, block)
-
-
-def _break_ties_by_docno(
-    order: np.ndarray, blocks: _TiedBlocks, doc_id: pa.ChunkedArray
-) -> np.ndarray:
-    """Reorder the rows of each tied block by docno descending, in byte order."""
-    tied_rows = order[blocks.positions]
-    within = pc.sort_indices(
-        pa.table({"block": blocks.block, "doc_id": doc_id.take(pa.array(tied_rows))}),
-        sort_keys=[("block", "ascending"), ("doc_id", "descending")],
-    ).to_numpy()
-    order = order.copy()
-    order[blocks.positions] = tied_rows[within]
-    return order
-
-
-def _positions_within_groups(sorted_group: np.ndarray) -> np.ndarray:
-    """1-based position of each row inside its run of equal group codes."""
-    n = len(sorted_group)
-    starts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    return np.arange(1, n + 1) - np.repeat(starts, lengths)
-
-
 # --------------------------------------------------------------------------
 # Ranking many files
 
@@ -281,7 +190,7 @@ class _ReadResult(NamedTuple):
 
 
 def rank_run_files(
-    paths: Sequence[str | Path], *, max_depth: int | None, progress: Progress | None = None
+    paths: Sequence[str | Path], *, max_depth: int | None, progress: FilesDone | None = None
 ) -> RankedRuns:
     """Read, check and rank run files, one run per file, in parallel threads.
 
@@ -323,7 +232,7 @@ def rank_run_files(
 
 
 def rank_run_caches(
-    paths: Sequence[str | Path], *, max_depth: int | None, progress: Progress | None = None
+    paths: Sequence[str | Path], *, max_depth: int | None, progress: FilesDone | None = None
 ) -> RankedRuns:
     """Rank the Parquet caches written by `run_files.write_run_cache`, in parallel threads."""
     if not paths:

@@ -35,7 +35,7 @@ from pooling.problems import ProblemLog
 from pooling.string_keys import fingerprints
 from pooling.topic_ids import topic_sort_key
 
-RUN_COLUMNS = ("query_id", "q0", "doc_id", "rank", "score", "run_id")
+RUN_FILE_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "run_id")
 # A decimal number with an optional exponent: what trec_eval's atof reads,
 # without the forms (hex, inf, nan, trailing junk) no run should contain.
 _SCORE_PATTERN = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
@@ -140,7 +140,7 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
             # One block for the whole file (up to 1 GiB): one chunk per column,
             # so combining the chunks below copies nothing.
             read_options=pacsv.ReadOptions(
-                column_names=list(RUN_COLUMNS),
+                column_names=list(RUN_FILE_FIELDS),
                 use_threads=False,
                 block_size=min(len(data) + 1, 1 << 30),
             ),
@@ -164,7 +164,7 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
         return None
     # A separator at either end of a line, or two in a row, makes an empty
     # field, which Arrow counts as a column and whitespace splitting does not.
-    textual = [column for column in RUN_COLUMNS if column != "score"]
+    textual = [column for column in RUN_FILE_FIELDS if column != "score"]
     if any(pc.min(pc.binary_length(table.column(column))).as_py() == 0 for column in textual):
         return None
     table = table.select(["query_id", "doc_id", "score", "run_id"])
@@ -204,7 +204,7 @@ def _parse_run_general(
     rows = pc.list_slice(pc.filter(fields, pa.array(keep)), 0, 6)
     flat = rows.flatten()
     starts = np.arange(len(rows), dtype=np.int64) * 6
-    column = {name: flat.take(pa.array(starts + i)) for i, name in enumerate(RUN_COLUMNS)}
+    column = {name: flat.take(pa.array(starts + i)) for i, name in enumerate(RUN_FILE_FIELDS)}
     kept_lines = line_numbers[keep]
     score_ok = pc.match_substring_regex(column["score"], _SCORE_PATTERN).to_numpy(
         zero_copy_only=False

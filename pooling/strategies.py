@@ -60,8 +60,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooling.ranking import (
+    FilesDone,
     PoolInputError,
-    Progress,
     RankedRuns,
     RunsLike,
     pooled_documents,
@@ -175,7 +175,7 @@ def build_pool(runs: RunsLike, spec: PoolSpec) -> pd.DataFrame:
 
 
 def pool_from_run_files(
-    paths: Sequence[str | Path], spec: PoolSpec, *, progress: Progress | None = None
+    paths: Sequence[str | Path], spec: PoolSpec, *, progress: FilesDone | None = None
 ) -> pd.DataFrame:
     """The pool of TREC run files (one run per file), for `make_pool`.
 

@@ -3,23 +3,32 @@
 Both take run files or directories (their files in name order, hidden files
 skipped) and `-` for standard input, read them the way trec_eval does, and
 report a bad input as one line naming the file and line of its first problem.
+
+They are called once per run in shell loops, so start-up counts: nothing
+here loads pyarrow or pandas unless the input needs them. Files in the plain
+shape that nearly every file has are read by `scoring.plain_files` with
+NumPy alone (pyarrow loads pandas at its first array, 0.3 s in all, and the
+plain readers also take less memory); if any file is not plain (a problem to
+report, a comment, extra fields, ...), all are read by the readers of record.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-import pyarrow as pa
-
+from pooling.file_input import map_in_threads
 from pooling.problems import InputError
-from pooling.run_files import read_run
+from pooling.streams import discard_stdout
 from scoring.measures.catalog import MeasureError
+from scoring.measures.columns import Qrels, Run
 from scoring.measures.params import ParamError
-from workbench.streams import discard_stdout
+from scoring.plain_files import plain_qrels, plain_run
+from scoring.qrels import QrelsLayout
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class UsageError(ValueError):
@@ -62,14 +71,41 @@ def run_file_names(arguments: Sequence[str]) -> list[str]:
     return names
 
 
-def read_run_files(names: Sequence[str], stdin: BinaryIO) -> list[pa.Table]:
-    """Each run (query_id, doc_id, score, run_id), read in parallel: parsing releases the GIL."""
-    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        return list(pool.map(lambda name: _read_run(name, stdin), names))
+def read_inputs(
+    qrels_name: str, layout: QrelsLayout, run_names: Sequence[str], stdin: BinaryIO
+) -> tuple[Qrels, list[Run]]:
+    """The qrels file and each run file (query_id, doc_id, score, run_id), read as
+    the module docstring says; raises InputError with the problems of the first
+    bad file (the qrels first), OSError for a file that cannot be read."""
+    # A run named "-" is standard input, read once, where it stands.
+    runs: list[str | bytes] = [stdin.read() if name == "-" else name for name in run_names]
+    qrels = Path(qrels_name).read_bytes()
+    plain = plain_qrels(qrels, layout)
+    if plain is not None:
+        runs = [run if isinstance(run, bytes) else Path(run).read_bytes() for run in runs]
+        datas = [run for run in runs if isinstance(run, bytes)]
+        # NumPy releases the GIL on whole arrays: several files go faster in threads.
+        plain_runs = list(
+            map_in_threads(plain_run, datas) if len(datas) > 1 else map(plain_run, datas)
+        )
+        if all(run is not None for run in plain_runs):
+            return plain, [run for run in plain_runs if run is not None]
+    from scoring.qrels import read_qrels_table
+
+    table = read_qrels_table(qrels, name=qrels_name, layout=layout)
+    return table, read_run_files(run_names, runs)
 
 
-def _read_run(name: str, stdin: BinaryIO) -> pa.Table:
-    data = stdin.read() if name == "-" else Path(name).read_bytes()
+def read_run_files(names: Sequence[str], sources: Sequence[str | bytes]) -> list[pa.Table]:
+    """Each run (query_id, doc_id, score, run_id) with the reader of record, in
+    parallel threads (parsing releases the GIL); sources are paths or bytes."""
+    return list(map_in_threads(lambda item: _read_run(*item), zip(names, sources, strict=True)))
+
+
+def _read_run(name: str, source: str | bytes) -> pa.Table:
+    from pooling.run_files import read_run
+
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
     file = "<stdin>" if name == "-" else name
     # trec_eval ignores anything after the tag (its own results.trunc has some).
     parsed = read_run(data, name=file, extra_fields="ignore")

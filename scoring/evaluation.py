@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from scoring.measures.base import RequestedMeasure, ValueKind
-from scoring.measures.rankings import EvalOptions, Frame, Judgments, RankedRuns, rank_runs
+from scoring.measures.rankings import EvalOptions, Frame, JudgedRankings, Judgments, rank_and_judge
 from scoring.measures.summary import SummaryContext
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EvalOptions", "Evaluation", "MeasureValues", "evaluate"]
 
@@ -81,6 +84,8 @@ class Evaluation:
             for run, tag in enumerate(self.run_tags)
             for name, topic, value, _ in self.rows(run)
         ]
+        import pandas as pd
+
         return pd.DataFrame(records, columns=["run", "run_id", "query_id", "measure", "value"])
 
 
@@ -99,7 +104,7 @@ def evaluate(
     """Score each run of `runs` with `measures` (from `Catalog.select`)."""
     options = options or EvalOptions()
     judgments = Judgments(qrels, options.relevance_level)
-    ranked = rank_runs(judgments, runs, options)
+    ranked = rank_and_judge(judgments, runs, options)
     n_runs, n_topics = len(runs), len(judgments.topics)
     evaluated = np.bincount(ranked.group_run, minlength=n_runs)
     context = SummaryContext(
@@ -119,7 +124,7 @@ def evaluate(
             for requested, values in zip(measures, per_topic, strict=True)
         )
     return Evaluation(
-        topics=tuple(judgments.topics.to_pylist()),
+        topics=judgments.topics,
         run_tags=ranked.run_tags,
         group_run=ranked.group_run,
         group_topic=ranked.group_topic,
@@ -139,7 +144,7 @@ def _empty_values(requested: RequestedMeasure, n_groups: int) -> np.ndarray:
 def _finish(
     requested: RequestedMeasure,
     per_topic: np.ndarray,
-    ranked: RankedRuns,
+    ranked: JudgedRankings,
     context: SummaryContext,
     n_topics: int,
 ) -> MeasureValues:

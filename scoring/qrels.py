@@ -11,8 +11,14 @@ byte-order mark are accepted.
 A file is read into a frame with the columns query_id (str), doc_id (str)
 and relevance (int64), plus any further integer columns its layout names,
 in file order. Every line is checked, and every problem (wrong column count,
-a label that is not an integer, a (topic, docno) pair judged twice, ...)
-is reported with the file and line in one `InputError`.
+a label that is not an integer or out of `LABEL_RANGE`, a (topic, docno)
+pair judged twice, ...) is reported with the file and line in one `InputError`.
+
+Labels (relevance, aspects, strata) are integers from -2**31 to 2**31 - 1,
+a 32-bit C int. trec_eval reads them as a C long, but keeps a count for
+every label from 0 to the largest and sorts its gain table by the difference
+of two gains cast to an int: past this range it runs out of memory, or its
+gain order is undefined. No grading scheme comes near it.
 
 Other layouts are `QrelsLayout`s beside `TREC_QRELS`, served by the same
 reader and writer:
@@ -32,19 +38,27 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from pooling.problems import InputError, ProblemLog
-from pooling.run_files import duplicate_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 Source = str | Path | bytes
 
-_INTEGER_PATTERN = r"^[+-]?[0-9]{1,18}$"  # 18 digits always fit an int64
+# At most 18 digits after any leading zeros: always fits an int64.
+_INTEGER_PATTERN = r"^[+-]?0*[0-9]{1,18}$"
+LABEL_RANGE = (-(2**31), 2**31 - 1)  # a C int; see the module docstring
+
+
+def labels_in_range(values: np.ndarray) -> np.ndarray:
+    """Whether each label (int64) is within LABEL_RANGE."""
+    low, high = LABEL_RANGE
+    return (values >= low) & (values <= high)
 
 
 @dataclass(frozen=True)
@@ -111,6 +125,19 @@ def read_qrels(
     problem reports; `with_lines` adds each row's line number as `line`.
     Raises `InputError` listing every problem found.
     """
+    return read_qrels_table(source, name=name, layout=layout, with_lines=with_lines).to_pandas()
+
+
+def read_qrels_table(
+    source: Source,
+    *,
+    name: str | None = None,
+    layout: QrelsLayout = TREC_QRELS,
+    with_lines: bool = False,
+) -> pa.Table:
+    """`read_qrels` as an Arrow table (for the scorer, which needs no pandas)."""
+    import pyarrow as pa
+
     file = name or ("<bytes>" if isinstance(source, bytes) else str(source))
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     log = ProblemLog(file)
@@ -124,7 +151,7 @@ def read_qrels(
         raise InputError.from_log(log)
     if with_lines:
         table = table.append_column("line", pa.array(lines, pa.int32()))
-    return table.to_pandas()
+    return table
 
 
 def _well_formed_lines(
@@ -134,6 +161,9 @@ def _well_formed_lines(
 
     Reports the other content lines.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -163,6 +193,8 @@ def _well_formed_lines(
 def _table_from_fields(
     fields: pa.ListArray, lines: np.ndarray, log: ProblemLog, layout: QrelsLayout
 ) -> pa.Table:
+    import pyarrow as pa
+
     flat = fields.flatten()
     starts = np.arange(len(fields), dtype=np.int64) * len(layout.columns)
     columns: dict[str, pa.Array] = {}
@@ -176,16 +208,35 @@ def _table_from_fields(
 
 
 def _integers(values: pa.Array, column: str, lines: np.ndarray, log: ProblemLog) -> pa.Array:
-    ok = _numpy(pc.match_substring_regex(values, _INTEGER_PATTERN))
+    """The labels as int64 (0 where there is a problem); reports a text that is
+    not an integer, and an integer out of LABEL_RANGE."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    integer = _numpy(pc.match_substring_regex(values, r"^[+-]?[0-9]+$"))
+    castable = _numpy(pc.match_substring_regex(values, _INTEGER_PATTERN))
+    # Arrow's cast reads "-5" and "007" but not "+5", which trec_eval's atol reads.
+    unsigned = pc.replace_substring_regex(values, r"^\+", "")
+    integers = pc.cast(pc.if_else(pa.array(castable), unsigned, "0"), pa.int64())
+    ok = castable & labels_in_range(_numpy(integers))
     bad = np.flatnonzero(~ok)
     texts = values.take(pa.array(bad[: log.limit])).to_pylist()
+    low, high = LABEL_RANGE
     for row, text in zip(bad[: log.limit], texts, strict=True):
-        log.add(int(lines[row]), f"{column} {text!r} is not an integer")
+        shown = text if len(text) <= 24 else f"{text[:20]}... ({len(text)} characters)"
+        reason = (
+            f"{column} {shown} is out of range: labels are integers from {low} to {high}"
+            if integer[row]
+            else f"{column} {text!r} is not an integer"
+        )
+        log.add(int(lines[row]), reason)
     log.count_unlisted(max(0, len(bad) - log.limit))
-    return pc.cast(pc.if_else(pa.array(ok), values, "0"), pa.int64())
+    return pc.if_else(pa.array(ok), integers, 0)
 
 
 def _check_duplicate_judgments(table: pa.Table, lines: np.ndarray, log: ProblemLog) -> None:
+    from pooling.run_files import duplicate_pairs
+
     topics, docs = table.column("query_id"), table.column("doc_id")
     repeat_rows, first_rows = duplicate_pairs(topics, docs)
     for row, first in zip(repeat_rows[: log.limit], first_rows[: log.limit], strict=True):
@@ -205,6 +256,9 @@ def write_qrels(
     frame: pd.DataFrame, target: str | Path | TextIO, *, layout: QrelsLayout = TREC_QRELS
 ) -> None:
     """Write `frame` (the layout's kept columns) as qrels lines, in frame order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     fields = [
         pa.array(["0"] * len(frame), pa.string())
         if column in layout.ignored

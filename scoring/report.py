@@ -11,7 +11,6 @@ columns: run (the file) and run_id (its tag).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Sequence
 from typing import TextIO
@@ -51,6 +50,8 @@ def write_report(
         out.write("\t".join(_FIELDS) + "\n")
         out.write("".join("\t".join(map(str, record)) + "\n" for record in records))
     elif output_format == "json":
+        import json  # only for this format: the command line starts without it
+
         rows = [dict(zip(_FIELDS, _json_safe(record), strict=True)) for record in records]
         out.write(json.dumps(rows, indent=1, allow_nan=False) + "\n")
     else:

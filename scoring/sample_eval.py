@@ -34,17 +34,17 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-import pandas as pd
-
-from scoring.command_line import UsageError, guarded, read_run_files, run_file_names
+from scoring.command_line import UsageError, guarded, read_inputs, run_file_names
 from scoring.evaluation import Evaluation, MeasureValues, evaluate
 from scoring.measures.catalog import SAMPLE_EVAL
 from scoring.measures.rankings import Frame
 from scoring.measures.sampling import with_inclusion_probabilities
-from scoring.qrels import STRATIFIED_QRELS, read_qrels
+from scoring.qrels import STRATIFIED_QRELS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 USAGE = """\
 Usage: sample_eval [-q] qrels_file run...
@@ -114,9 +114,9 @@ def _parse(argv: Sequence[str]) -> tuple[bool, list[str] | None]:
 
 
 def _run(files: list[str], per_topic: bool, stdout: TextIO, stdin: BinaryIO) -> None:
-    qrels = read_qrels(Path(files[0]), name=files[0], layout=STRATIFIED_QRELS)
     names = run_file_names(files[1:])
-    evaluation = evaluate_sample(qrels, read_run_files(names, stdin))
+    qrels, runs = read_inputs(files[0], STRATIFIED_QRELS, names, stdin)
+    evaluation = evaluate_sample(qrels, runs)
     for run, name in enumerate(names):
         if not evaluation.groups_of(run):
             raise UsageError(f"{name}: no topic of the run is in the qrels")

@@ -40,10 +40,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from scoring.command_line import UsageError, guarded, read_run_files, run_file_names
+from scoring.command_line import UsageError, guarded, read_inputs, run_file_names
 from scoring.evaluation import evaluate
 from scoring.measures.catalog import THREE_ASPECTS, TREC, TWO_ASPECTS, Catalog
 from scoring.measures.rankings import EvalOptions
@@ -52,7 +51,6 @@ from scoring.qrels import (
     TREC_QRELS,
     TWO_ASPECT_QRELS,
     QrelsLayout,
-    read_qrels,
 )
 from scoring.report import FORMATS, write_report
 
@@ -293,9 +291,8 @@ def _run(command: CommandLine, stdout: TextIO, stdin: BinaryIO) -> None:
         options = replace(options, single_precision_scores=True)
     requested = rel_info_format.catalog.select(command.measures)
     qrels_path, run_arguments = command.files[0], command.files[1:]
-    qrels = read_qrels(Path(qrels_path), name=qrels_path, layout=rel_info_format.layout)
     names = run_file_names(run_arguments)
-    runs = read_run_files(names, stdin)
+    qrels, runs = read_inputs(qrels_path, rel_info_format.layout, names, stdin)
     evaluation = evaluate(qrels, runs, requested, options)
     for run, name in enumerate(names):
         if not evaluation.groups_of(run):

@@ -5,31 +5,44 @@ rank order. Here every pair of every run is a *group*, and a batch of groups
 is held as one rank-major matrix (rank x group) of judgments, so that each
 measure is a handful of numpy operations over all runs and topics at once.
 
-The ranking rule is trec_eval 10.0's: score (a double) descending, then
-docno descending in byte order; the rank column of the run is ignored.
+Runs are ranked by the decided rule (trec_eval 10.0's), the function the
+pooler ranks with too: `pooling.ranking_rule.rank_order`, score (a double)
+descending, then docno descending in byte order, the rank column ignored.
 The judgment of a retrieved document is its qrels label, `NONPOOL` when the
 qrels do not list it, and `UNJUDGED` when they list it with a label below 0
 (pooled but not judged).
 
-Frames: qrels have the columns query_id, doc_id, relevance, and may have
-more numeric columns (further aspects, a stratum, ...), which rankings carry
+Frames (`columns`: Arrow tables, pandas frames or plain NumPy columns):
+qrels have the columns query_id, doc_id, relevance, and may have more
+numeric columns (further aspects, a stratum, ...), which rankings carry
 along for the measures that read them (`Rankings.column`); runs have
 query_id, doc_id, score, run_id (one run per frame). Each (query_id, doc_id)
 must appear at most once per frame (`read_qrels` and `read_run` check it).
+Nothing here loads pyarrow or pandas unless it is given their frames.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, wraps
 from typing import Concatenate
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooling.ranking_rule import rank_order
+from scoring.measures.columns import (
+    PlainRun,
+    Qrels,
+    Run,
+    Strings,
+    arrow_runs,
+    concatenated,
+    filtered,
+    qrels_columns,
+    repeated,
+    run_tag,
+)
 from scoring.measures.numerics import log2_table
 
 NONPOOL = -1
@@ -39,7 +52,8 @@ PAD = np.iinfo(np.int64).min  # the judgment below a ranking's last document
 PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 BATCH_CELLS = 1 << 23  # rank x group cells per batch: bounds memory for very deep runs
 
-type Frame = pd.DataFrame | pa.Table
+# Any qrels or run frame the scorer reads (see the module docstring).
+type Frame = Qrels | Run
 
 
 @dataclass(frozen=True)
@@ -85,9 +99,9 @@ class LabelCounts:
         self.n_topics = n_topics
         self.num_rel_levels = np.zeros(n_topics, dtype=np.int64)
         np.maximum.at(self.num_rel_levels, self.level_topic, self.level + 1)
-        self.label_values = np.unique(
-            np.concatenate([[PAD, UNJUDGED, NONPOOL], self.level]).astype(np.int64)
-        )
+        values = np.sort(np.concatenate([[PAD, UNJUDGED, NONPOOL], self.level]).astype(np.int64))
+        # (np.unique would load numpy.ma: 10 ms of the command line's start-up)
+        self.label_values = values[np.r_[True, values[1:] != values[:-1]]]
 
     def at_least(self, level: int) -> np.ndarray:
         """Per topic, the judged documents labelled `level` or more."""
@@ -108,35 +122,27 @@ class Judgments:
     """The qrels, indexed once for every run.
 
     topics: the qrels topics in trec_eval's order (byte order); a topic's
-    index in it is its code everywhere else.
+    index in it is its code everywhere else (`topic_codes` finds it).
     columns: the numeric qrels columns besides relevance, in qrels row order.
     row_topic, row_label: the topic code and judgment (label, or UNJUDGED
     below 0) of each qrels row.
     """
 
-    def __init__(self, qrels: Frame, relevance_level: int) -> None:
-        table = (
-            qrels
-            if isinstance(qrels, pa.Table)
-            else pa.Table.from_pandas(qrels, preserve_index=False)
-        )
+    def __init__(self, qrels: Qrels, relevance_level: int) -> None:
+        query_id, doc_id, numeric = qrels_columns(qrels)
         self.relevance_level = relevance_level
         self.derived: dict[object, object] = {}  # per-qrels values measures compute once
-        self.topics = pc.unique(table.column("query_id")).sort().cast(pa.string())
-        self._docs = pc.unique(table.column("doc_id")).cast(pa.string())
-        self.row_topic = _codes(table.column("query_id"), self.topics)
-        doc = _codes(table.column("doc_id"), self._docs)
-        labels = np.asarray(table.column("relevance").to_numpy(), dtype=np.int64)
-        self._index = pd.Index(self.row_topic * len(self._docs) + doc)
-        if not self._index.is_unique:
-            raise ValueError("the qrels judge a (query_id, doc_id) pair twice")
+        # Topics in byte order (str compares by code point: the same order).
+        seen = query_id.values.values  # (a string may repeat: see Vocabulary)
+        self.topics: tuple[str, ...] = tuple(sorted(set(seen)))
+        self.topic_codes = query_id.values.like(list(self.topics))
+        self.row_topic = self.topic_codes.codes(query_id.values.like(seen).raw)[query_id.codes]
+        self._docs = doc_id.values
+        self._index = _PairIndex(self.row_topic, doc_id.codes, len(self._docs))
+        labels = np.asarray(numeric["relevance"], dtype=np.int64)
         self.row_label = np.where(labels < 0, UNJUDGED, labels)
-        self.columns = {
-            name: np.asarray(table.column(name).to_numpy())
-            for name, field in zip(table.column_names, table.schema, strict=True)
-            if name not in ("query_id", "doc_id", "relevance")
-            and (pa.types.is_integer(field.type) or pa.types.is_floating(field.type))
-        }
+        self._label_or_nonpool = np.append(self.row_label, NONPOOL)
+        self.columns = {name: values for name, values in numeric.items() if name != "relevance"}
         self.positive_total = int(np.count_nonzero(labels > 0))
         levels = self.label_counts()
         self.label_values = levels.label_values
@@ -153,38 +159,54 @@ class Judgments:
         assert isinstance(counts, LabelCounts)
         return counts
 
-    def rows_of(self, topic: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
+    def rows_of(self, topic: np.ndarray, doc_id: Strings) -> np.ndarray:
         """The qrels row of each (topic code, docno), -1 where the qrels do not list it."""
-        doc = _codes(doc_id, self._docs)
-        rows = np.full(len(doc), -1, dtype=np.int64)
-        judged_somewhere = np.flatnonzero(doc >= 0)
-        key = topic[judged_somewhere] * len(self._docs) + doc[judged_somewhere]
-        rows[judged_somewhere] = self._index.get_indexer(key)
-        return rows
+        return self._index.rows(topic, self._docs.codes(doc_id))
 
     def labels_at(self, rows: np.ndarray) -> np.ndarray:
         """The judgment of each qrels row (see rows_of): its label, NONPOOL or UNJUDGED."""
-        labels = np.full(len(rows), NONPOOL, dtype=np.int64)
-        listed = rows >= 0
-        labels[listed] = self.row_label[rows[listed]]
-        return labels
+        return self._label_or_nonpool[rows]  # row -1 reads the NONPOOL at the end
 
 
-def _as_table(frame: Frame, columns: Sequence[str]) -> pa.Table:
-    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame)
-    return table.select(list(columns))
+class _PairIndex:
+    """The qrels row of each (topic code, doc code) pair.
 
-
-def _codes(values: pa.Array | pa.ChunkedArray, dictionary: pa.Array) -> np.ndarray:
-    """Index of each value in `dictionary`, -1 where absent.
-
-    A dictionary-encoded array is looked up once per distinct value.
+    A dense table when topics x docs is small (the usual case: one lookup
+    per ranked document), else the sorted pair keys and a binary search.
     """
-    if isinstance(values, pa.DictionaryArray):
-        distinct = _codes(values.dictionary, dictionary)
-        return distinct[np.asarray(values.indices.to_numpy(), dtype=np.int64)]
-    found = pc.fill_null(pc.index_in(values, value_set=dictionary), -1)
-    return np.asarray(found.to_numpy(), dtype=np.int64)
+
+    DENSE_CELLS = 1 << 22  # 16 MiB of int32
+
+    def __init__(self, topic: np.ndarray, doc: np.ndarray, n_docs: int) -> None:
+        self.n_docs = max(n_docs, 1)
+        key = topic * self.n_docs + doc
+        cells = (int(topic.max(initial=-1)) + 1) * self.n_docs
+        self.dense: np.ndarray | None = None
+        if cells <= self.DENSE_CELLS:
+            self.dense = np.full(cells + 1, -1, dtype=np.int32)  # the last cell stays -1
+            self.dense[key] = np.arange(len(key), dtype=np.int32)
+            repeated = len(key) - np.count_nonzero(self.dense >= 0)
+        else:
+            self.order = np.argsort(key, kind="stable")
+            self.sorted_key = key[self.order]
+            repeated = np.count_nonzero(self.sorted_key[1:] == self.sorted_key[:-1])
+        if repeated:
+            raise ValueError("the qrels judge a (query_id, doc_id) pair twice")
+
+    def rows(self, topic: np.ndarray, doc: np.ndarray) -> np.ndarray:
+        if self.dense is not None:
+            # One gather: a pair outside the table reads the -1 past its end.
+            key = topic * self.n_docs + doc
+            key[(doc < 0) | (topic < 0) | (key >= len(self.dense) - 1)] = len(self.dense) - 1
+            return self.dense[key].astype(np.int64)
+        rows = np.full(len(doc), -1, dtype=np.int64)
+        listed = np.flatnonzero((doc >= 0) & (topic >= 0))
+        key = topic[listed] * self.n_docs + doc[listed]
+        if len(self.sorted_key):
+            at = np.minimum(np.searchsorted(self.sorted_key, key), len(self.sorted_key) - 1)
+            found = self.sorted_key[at] == key
+            rows[listed[found]] = self.order[at[found]]
+        return rows
 
 
 class Rankings:
@@ -319,7 +341,7 @@ def per_batch[**P, R](
 
 
 @dataclass(frozen=True)
-class RankedRuns:
+class JudgedRankings:
     """Every group of every run, ranked and judged.
 
     Groups are ordered by run then topic code. Rows are the ranked documents
@@ -394,40 +416,62 @@ def _batch_groups(num_ret: np.ndarray, max_cells: int) -> Iterator[np.ndarray]:
             start = end
 
 
-def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions) -> RankedRuns:
+def rank_and_judge(
+    judgments: Judgments, runs: Sequence[Run], options: EvalOptions
+) -> JudgedRankings:
     """Rank every run's documents per topic and attach their judgments.
 
-    Topics absent from the qrels are ignored, as trec_eval does.
+    Topics absent from the qrels are ignored, as trec_eval does. Plain runs
+    (`columns.PlainRun`) are ranked without Arrow; if any run is a frame,
+    all are read as Arrow tables.
     """
-    tables = [_as_table(run, ("query_id", "doc_id", "score", "run_id")) for run in runs]
+    tables = arrow_runs(runs)
     n_topics = len(judgments.topics)
-    topic = _column_codes(tables, "query_id", judgments.topics)
-    run = np.repeat(np.arange(len(tables)), [table.num_rows for table in tables])
+    if tables is None:
+        plain = [run for run in runs if isinstance(run, PlainRun)]
+        topic = np.concatenate(
+            [np.empty(0, np.int64)]
+            + [judgments.topic_codes.codes(run.query_id, in_runs=True) for run in plain]
+        )
+        lengths = [len(run.score) for run in plain]
+        scores = [np.asarray(run.score, dtype=np.float64) for run in plain]
+        doc_id = concatenated((run.doc_id for run in plain), arrow=False)
+        tags = tuple(run.run_id for run in plain)
+    else:
+        topic = np.concatenate(
+            [np.empty(0, np.int64)]
+            + [judgments.topic_codes.codes(table.column("query_id")) for table in tables]
+        )
+        lengths = [table.num_rows for table in tables]
+        scores = [
+            np.asarray(table.column("score").to_numpy(), dtype=np.float64) for table in tables
+        ]
+        doc_id = concatenated((table.column("doc_id") for table in tables), arrow=True)
+        tags = tuple(run_tag(table) for table in tables)
+    run = np.repeat(np.arange(len(lengths)), lengths)
     in_qrels = topic >= 0
     group = run[in_qrels] * n_topics + topic[in_qrels]
-    scores = [np.asarray(table.column("score").to_numpy(), dtype=np.float64) for table in tables]
     score = np.concatenate([np.empty(0), *scores])[in_qrels]
     if options.single_precision_scores:
         score = score.astype(np.float32).astype(np.float64)
-    doc_id = _strings(chunk for table in tables for chunk in table.column("doc_id").chunks)
     if not in_qrels.all():
-        doc_id = doc_id.filter(pa.array(in_qrels))
-    present = np.zeros(len(tables) * n_topics, dtype=bool)
+        doc_id = filtered(doc_id, in_qrels)
+    present = np.zeros(len(lengths) * n_topics, dtype=bool)
     present[group] = True
     if options.complete:
         missing = np.flatnonzero(~present)
         group = np.concatenate([group, missing])
         score = np.concatenate([score, np.ones(len(missing))])
-        placeholders = pa.array([PLACEHOLDER_DOCNO] * len(missing), pa.string())
-        doc_id = pa.chunked_array([*doc_id.chunks, placeholders], pa.string())
-    row = judgments.rows_of(group % n_topics, doc_id)
-    order = _rank_order(group, score, doc_id)
+        placeholders = repeated(PLACEHOLDER_DOCNO, len(missing), like=doc_id)
+        doc_id = concatenated([doc_id, placeholders], arrow=tables is not None)
+    row = judgments.rows_of(group % max(n_topics, 1), doc_id)
+    order, rank = rank_order(group, score, doc_id)
     group, row = group[order], row[order]
     label = judgments.labels_at(row)
     starts = np.flatnonzero(np.diff(group, prepend=-1))
     group_ids = group[starts]
     row_group = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(group)))
-    row_rank = _ranks(row_group, len(group_ids))
+    row_rank = rank - 1
     kept = np.ones(len(group), dtype=bool)
     if options.max_docs_per_topic is not None:
         kept &= row_rank < options.max_docs_per_topic
@@ -436,10 +480,10 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
     if not kept.all():
         row_group, label, row = row_group[kept], label[kept], row[kept]
         row_rank = _ranks(row_group, len(group_ids))
-    return RankedRuns(
+    return JudgedRankings(
         judgments=judgments,
         options=options,
-        run_tags=tuple(_run_tag(table) for table in tables),
+        run_tags=tags,
         group_run=group_ids // max(n_topics, 1),
         group_topic=group_ids % max(n_topics, 1),
         placeholder=~present[group_ids],
@@ -451,60 +495,7 @@ def rank_runs(judgments: Judgments, runs: Sequence[Frame], options: EvalOptions)
     )
 
 
-_RANK_ORDER = [("group", "ascending"), ("score", "descending"), ("doc_id", "descending")]
-
-
-def _rank_order(group: np.ndarray, score: np.ndarray, doc_id: pa.ChunkedArray) -> np.ndarray:
-    """The row order by group, score descending, docno descending (byte order)."""
-    starts = np.flatnonzero(np.diff(group, prepend=-1))
-    same_group = group[1:] == group[:-1]
-    presorted = len(np.unique(group[starts])) == len(starts) and not np.any(
-        same_group & (score[1:] > score[:-1])
-    )
-    if not presorted:
-        table = pa.table({"group": group, "score": score, "doc_id": doc_id})
-        return np.asarray(pc.sort_indices(table, sort_keys=_RANK_ORDER).to_numpy())
-    # Run files usually list each topic's documents together, best first: then only
-    # the topics are put in order, and the documents of tied scores.
-    order = np.arange(len(group))
-    tied = np.flatnonzero(same_group & (score[1:] == score[:-1]))
-    if len(tied):
-        in_tie = np.zeros(len(group), dtype=bool)
-        in_tie[tied] = in_tie[tied + 1] = True
-        rows = np.flatnonzero(in_tie)
-        with_previous = np.zeros(len(group), dtype=bool)
-        with_previous[tied + 1] = True
-        tie = np.cumsum(~with_previous[rows])  # one number per run of tied rows
-        table = pa.table({"group": tie, "score": score[rows], "doc_id": doc_id.take(rows)})
-        order[rows] = rows[pc.sort_indices(table, sort_keys=_RANK_ORDER).to_numpy()]
-    blocks = np.argsort(group[starts], kind="stable")
-    lengths = np.diff(starts, append=len(group))[blocks]
-    first_row = np.repeat(starts[blocks] - (np.cumsum(lengths) - lengths), lengths)
-    return order[first_row + np.arange(len(group))]
-
-
-def _column_codes(tables: Sequence[pa.Table], column: str, dictionary: pa.Array) -> np.ndarray:
-    """Codes (see _codes) of one column of every table."""
-    chunks = [chunk for table in tables for chunk in table.column(column).chunks]
-    if chunks and all(isinstance(chunk, pa.DictionaryArray) for chunk in chunks):
-        return np.concatenate([_codes(chunk, dictionary) for chunk in chunks])
-    return _codes(_strings(chunks), dictionary)
-
-
-def _strings(chunks: Iterable[pa.Array]) -> pa.ChunkedArray:
-    """Chunks of string-like arrays as one chunked string array (one hash lookup for all)."""
-    return pa.chunked_array(
-        [chunk if chunk.type == pa.string() else chunk.cast(pa.string()) for chunk in chunks],
-        type=pa.string(),
-    )
-
-
 def _ranks(row_group: np.ndarray, n_groups: int) -> np.ndarray:
     """0-based position of each row within its group (rows sorted by group)."""
     starts = np.searchsorted(row_group, np.arange(n_groups))
     return np.arange(len(row_group)) - starts[row_group]
-
-
-def _run_tag(table: pa.Table) -> str:
-    """trec_eval reports the tag of a run's last line."""
-    return str(table.column("run_id")[-1].as_py()) if table.num_rows else ""

@@ -22,12 +22,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from scoring.measures.numerics import sequential_sum
 from scoring.measures.rankings import Judgments
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_RESULTS = 1000  # sample_eval's $maxResultSize: documents scored per topic, ideal ranks
 

@@ -153,6 +153,11 @@ def test_bad_qrels_store_nothing_with_file_and_line(tmp_path: Path):
     malformed = _write(tmp_path, "m.txt", "301 0 d1\n")
     with pytest.raises(CommandError, match=r"m\.txt:1:"):
         call("import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(malformed))
+    huge = _write(tmp_path, "h.txt", "301 0 d1 1\n301 0 d2 1000000000000000000\n")
+    with pytest.raises(
+        CommandError, match=r"h\.txt:2: relevance 1000000000000000000 is out of range"
+    ):
+        call("import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(huge))
     assert not Judgment.objects.exists()
     assert not User.objects.filter(username="nist").exists()
 

@@ -54,6 +54,34 @@ def test_every_bad_line_is_reported_with_file_and_line():
     ]
 
 
+def test_labels_may_have_a_sign_and_leading_zeros_as_atol_reads_them():
+    frame = read_qrels(b"1 0 a +1\n1 0 b -0002\n1 0 c 007\n1 0 d +0\n")
+    assert frame["relevance"].tolist() == [1, -2, 7, 0]
+
+
+def test_labels_outside_a_c_int_are_refused_with_file_and_line():
+    data = (
+        b"1 0 a 2147483647\n1 0 b -2147483648\n1 0 c 2147483648\n1 0 d -2147483649\n"
+        b"1 0 e 1000000000000000000\n1 0 f 123456789012345678901234567890\n"
+        b"1 0 g +0000000000000000000000000000001\n"
+    )
+    limits = "labels are integers from -2147483648 to 2147483647"
+    assert _problems(data) == [
+        f"qrels.txt:3: relevance 2147483648 is out of range: {limits}",
+        f"qrels.txt:4: relevance -2147483649 is out of range: {limits}",
+        f"qrels.txt:5: relevance 1000000000000000000 is out of range: {limits}",
+        f"qrels.txt:6: relevance 12345678901234567890... (30 characters) is out of range: {limits}",
+    ]
+    assert read_qrels(b"1 0 g +0000000000000000000000000000001\n")["relevance"].tolist() == [1]
+
+
+def test_every_label_column_has_the_range():
+    with pytest.raises(InputError, match=r"q:1: stratum 4294967296 is out of range"):
+        read_qrels(b"1 0 a 4294967296 1\n", name="q", layout=STRATIFIED_QRELS)
+    with pytest.raises(InputError, match=r"q:1: aspect_2 -9999999999 is out of range"):
+        read_qrels(b"1 0 a 1 -9999999999\n", name="q", layout=TWO_ASPECT_QRELS)
+
+
 def test_a_docno_judged_twice_for_a_topic_is_an_error():
     assert _problems(b"1 0 a 1\n2 0 a 1\n1 0 a 0\n") == [
         "qrels.txt:3: docno 'a' judged twice for topic '1' (first on line 1)"

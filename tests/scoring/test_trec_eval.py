@@ -2,13 +2,17 @@
 
 import io
 import json
+import math
 import os
 import re
 import shlex
+import time
 from pathlib import Path
 
 import pytest
 
+from scoring import command_line
+from scoring.plain_files import plain_qrels, plain_run
 from scoring.trec_eval import main
 
 # The project's shared reference data: beside the checkout, or where WORKBENCH_SHARED_DIR says
@@ -36,11 +40,35 @@ def _conformance_cases() -> list:
 
 
 @pytest.mark.parametrize(("arguments", "expected"), _conformance_cases())
-def test_output_is_byte_identical_to_trec_eval_10(arguments, expected, monkeypatch):
+@pytest.mark.parametrize("reader", ["as given", "of record", "plain"])
+def test_output_is_byte_identical_to_trec_eval_10(
+    arguments, expected, reader, monkeypatch, tmp_path
+):
+    """With the files as NIST gives them (tabs, padded scores, comments, extra
+    fields: mostly read by the readers of record); all read by the readers of
+    record; and rewritten in the plain shape, all read by `plain_files`."""
     monkeypatch.chdir(CONFORMANCE)
+    if reader == "of record":
+        monkeypatch.setattr(command_line, "plain_qrels", lambda data, layout: None)
+    elif reader == "plain":
+        _write_plain_copies(CONFORMANCE, tmp_path)
+        monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()
     assert main(shlex.split(arguments), out, err) == 0, err.getvalue()
     assert out.getvalue().encode() == (CONFORMANCE / expected).read_bytes()
+
+
+def _write_plain_copies(source: Path, target: Path) -> None:
+    """The qrels and runs of `source` in the plain shape: one space between fields,
+    no comment lines, no fields past a run's tag (trec_eval ignores them)."""
+    for path in source.iterdir():
+        if path.name.startswith(("qrels", "results")):
+            width = 6 if path.name.startswith("results") else 4
+            lines = [line.split()[:width] for line in path.read_text().splitlines()]
+            text = "".join(" ".join(f) + "\n" for f in lines if f and not f[0].startswith("#"))
+            (target / path.name).write_text(text)
+            plain = plain_run(text.encode()) if width == 6 else plain_qrels(text.encode())
+            assert plain is not None, f"{path.name} is not plain"
 
 
 @pytest.fixture
@@ -166,6 +194,11 @@ def test_help_and_version_exit_zero():
         (["{qrels}", "{bad_run}"], "bad.run:2: expected 6 columns (topic Q0 docno rank score tag)"),
         (["{qrels}", "{twice_run}"], "twice.run:3: docno 'a' appears twice in topic '1'"),
         (["{twice_qrels}", "{run}"], "twice_qrels:2: docno 'a' judged twice for topic '1'"),
+        (
+            ["-m", "ndcg", "{huge_qrels}", "{run}"],
+            "huge_qrels:2: relevance 1000000000000000000 is out of range: "
+            "labels are integers from -2147483648 to 2147483647",
+        ),
         (["{qrels}", "{missing}"], "trec_eval: cannot read '"),
         (["-R", "qrels_other", "{qrels}", "{run}"], "unknown rel_info format 'qrels_other'"),
         (
@@ -190,6 +223,7 @@ def test_errors_are_one_line_on_stderr_with_status_2(files, arguments, message):
         "bad_run": files / "bad.run",
         "twice_run": files / "twice.run",
         "twice_qrels": files / "twice_qrels",
+        "huge_qrels": files / "huge_qrels",
         "stranger_run": files / "stranger.run",
         "missing": files / "missing.run",
     }
@@ -197,6 +231,7 @@ def test_errors_are_one_line_on_stderr_with_status_2(files, arguments, message):
     paths["bad_run"].write_text("1 Q0 a 1 3.0 tag\n1 Q0 b 2.0\n")
     paths["twice_run"].write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n")
     paths["twice_qrels"].write_text("1 0 a 1\n1 0 a 0\n")
+    paths["huge_qrels"].write_text("1 0 a 1\n1 0 c 1000000000000000000\n")
     paths["stranger_run"].write_text("7 Q0 a 1 1 t\n")
     status, out, err = _trec_eval(*(argument.format(**paths) for argument in arguments))
     assert (status, out) == (2, "")
@@ -237,3 +272,30 @@ def test_the_mean_over_topics_is_a_left_to_right_sum_of_doubles_as_in_c(tmp_path
     )
     assert f"{c_sum / 8:6.4f}" != f"{pairwise / 8:6.4f}"  # the case tells the two apart
     assert out == f"set_P                 \tall\t{c_sum / 8:6.4f}\n"
+
+
+def test_a_label_as_large_as_a_c_int_scores_at_once(tmp_path):
+    """The gain table costs the judged labels, not the largest one (it took 15 s per
+    topic for a label of 32767, and did not end for 10^18)."""
+    (tmp_path / "qrels").write_text("1 0 a 2147483647\n1 0 b 1\n1 0 c 0\n")
+    (tmp_path / "run").write_text("1 Q0 b 1 3 r\n1 Q0 a 2 2 r\n")
+    start = time.perf_counter()
+    status, out, err = _trec_eval("-m", "ndcg", "-m", "rbp", tmp_path / "qrels", tmp_path / "run")
+    assert time.perf_counter() - start < 1
+    assert status == 0, err
+    ideal = 2147483647 + 1 / math.log2(3)
+    ndcg = (1 + 2147483647 / math.log2(3)) / ideal
+    assert f"ndcg                  \tall\t{ndcg:.4f}\n" in out
+
+
+def test_a_label_of_10_to_the_18_is_refused_at_once(tmp_path):
+    (tmp_path / "qrels").write_text("1 0 a 1000000000000000000\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1 r\n")
+    start = time.perf_counter()
+    status, _, err = _trec_eval("-m", "ndcg", tmp_path / "qrels", tmp_path / "run")
+    assert time.perf_counter() - start < 1
+    assert status == 2
+    assert (
+        err
+        == f"trec_eval: {tmp_path / 'qrels'}:1: relevance 1000000000000000000 is out of range: labels are integers from -2147483648 to 2147483647\n"
+    )

@@ -18,8 +18,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from pooling.streams import quiet_on_closed_stdout
 from workbench.commands import WorkbenchCommand
-from workbench.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

@@ -4,8 +4,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from judging.status import campaign_status
+from pooling.streams import quiet_on_closed_stdout
 from workbench.commands import WorkbenchCommand, campaign_or_error
-from workbench.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

@@ -2,8 +2,8 @@ from django.core.management.base import CommandError, CommandParser
 
 from pooling import selectors
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
+from pooling.streams import quiet_on_closed_stdout
 from workbench.commands import WorkbenchCommand, pool_or_error
-from workbench.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

@@ -6,13 +6,13 @@ from tqdm import tqdm
 from pooling.problems import InputError
 from pooling.ranking import PoolInputError
 from pooling.strategies import pool_from_run_files, write_pool_tsv
+from pooling.streams import quiet_on_closed_stdout
 from workbench.commands import (
     WorkbenchCommand,
     add_pool_spec_arguments,
     existing_file,
     spec_or_error,
 )
-from workbench.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

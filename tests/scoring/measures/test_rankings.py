@@ -96,7 +96,7 @@ def test_the_order_of_lines_in_a_run_file_does_not_matter(rows, random):
 
 
 def test_placeholder_ranking_holds_one_unpooled_document():
-    ranked = rankings.rank_runs(
+    ranked = rankings.rank_and_judge(
         Judgments(make_qrels("1 a 1\n2 a 1"), 1),
         [make_run("1 a 1")],
         EvalOptions(complete=True),

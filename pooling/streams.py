@@ -1,5 +1,9 @@
 """Command-line output that ends quietly when its reader goes away. Pure, no Django.
 
+Shared by the management commands of every app and by the scorer's console
+scripts (`scoring.command_line`), which load neither Django nor the project
+package.
+
 `manage.py export_pool ... | head` closes the pipe early; the C tools that
 organisers know stop silently then, so ours do too.
 """
