@@ -43,7 +43,7 @@ def test_the_bundle_offers_only_what_the_pool_can_produce(page, live_server, gra
     assert page.get_by_text("Not available: correctness needs the aspects").is_visible()
     # The bundle is made by a background job; its page offers the file.
     page.get_by_role("button", name="Export the bundle").click()
-    link = page.get_by_role("link", name="Download dl-pool1-qrels.zip")
+    link = page.get_by_role("link", name=f"Download dl-pool{graded_pool.pk}-qrels.zip")
     link.wait_for()
     with page.expect_download() as download:
         link.click()
