@@ -657,7 +657,13 @@ def cpu_use(load: Load, kind: str, summary: dict[str, Any]) -> dict[str, float]:
     first = max((c for c in load.cpu if c.at <= start), key=lambda c: c.at, default=load.cpu[0])
     last = min((c for c in load.cpu if c.at >= end), key=lambda c: c.at, default=load.cpu[-1])
     n = rows["requests"]
+    per_request = (
+        last.gunicorn - first.gunicorn + last.postgres - first.postgres + last.client - first.client
+    ) / n
     return {
+        # What this machine's cores would sustain doing nothing else (PostgreSQL counted
+        # only through kept connections: with a connection per request it is in other).
+        "capacity_per_second": (os.cpu_count() or 1) / per_request if per_request else math.nan,
         "machine_busy_percent": 100
         * (last.busy - first.busy)
         / max(last.total - first.total, 1e-9),
