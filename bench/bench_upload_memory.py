@@ -141,7 +141,8 @@ def main() -> None:
         release_memory()
         print(
             f"in-request import of the same bytes: peak {mib(after['VmHWM'])} "
-            f"(+{mib(after['VmHWM'] - before).strip()}), after release {mib(memory()['VmRSS'])}"
+            f"(+{mib(after['VmHWM'] - before).strip()}), after it {mib(after['VmRSS'])}, "
+            f"after release_memory {mib(memory()['VmRSS'])}"
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)

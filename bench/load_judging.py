@@ -376,6 +376,7 @@ class Load:
     revise: float
     max_requests: int
     timeout: float
+    saves_each: int = 0  # stop an assessor after this many saves (0: no limit)
     started: float = field(default_factory=time.monotonic)
     database: str = ""
     samples: list[Sample] = field(default_factory=list)
@@ -423,6 +424,7 @@ class Assessor:
         )
         self.judged: dict[str, int] = {}  # docno judged -> its position (0 on the API)
         self.finished = False
+        self.saved = 0  # saves sent
 
     async def request(self, kind: str, method: str, url: str, **kwargs: Any) -> Any:
         import httpx
@@ -439,6 +441,11 @@ class Assessor:
             Sample(kind, start, time.monotonic() - start, str(response.status_code))
         )
         return response
+
+    def more(self) -> bool:
+        """Whether this assessor saves again: the run goes on and its own quota is not met."""
+        quota = self.load.saves_each
+        return self.load.more() and (not quota or self.saved < quota)
 
     async def think(self) -> None:
         low, high = self.load.think
@@ -481,7 +488,7 @@ class Assessor:
         state = self._page_state(page.text)
         if csrf is None:
             return
-        while self.load.more():
+        while self.more():
             await self.think()
             if not self.load.more():
                 break
@@ -501,7 +508,7 @@ class Assessor:
                 headers={"HX-Request": "true"},
             )
             ok = response is not None and response.status_code == 200
-            self._record(docno, labels, seconds, ok, bool(revising))
+            self._record_save(docno, labels, seconds, ok, bool(revising))
             if ok:
                 self.judged[docno] = position
                 state = self._page_state(response.text)  # type: ignore[union-attr]
@@ -522,7 +529,7 @@ class Assessor:
         if self.account.mode == "api-session":
             headers["X-CSRFToken"] = self.client.cookies.get("csrftoken", "")
         nxt = await self.next_document()
-        while self.load.more():
+        while self.more():
             await self.think()
             if not self.load.more():
                 break
@@ -544,7 +551,7 @@ class Assessor:
                 headers=headers,
             )
             ok = response is not None and response.status_code == 200
-            self._record(docno, labels, body["seconds"], ok, bool(revising))  # type: ignore[arg-type]
+            self._record_save(docno, labels, body["seconds"], ok, bool(revising))  # type: ignore[arg-type]
             if ok:
                 self.judged[docno] = 0  # type: ignore[index]
                 nxt = await self.next_document()
@@ -558,9 +565,10 @@ class Assessor:
             return None
         return response.json()["docno"]
 
-    def _record(
+    def _record_save(
         self, docno: str, labels: dict[str, Any], seconds: float, ok: bool, revision: bool
     ) -> None:
+        self.saved += 1
         self.load.saves.append(
             Save(self.account.username, docno, _stored_form(labels), seconds, ok, revision)
         )
@@ -649,7 +657,13 @@ def cpu_use(load: Load, kind: str, summary: dict[str, Any]) -> dict[str, float]:
     first = max((c for c in load.cpu if c.at <= start), key=lambda c: c.at, default=load.cpu[0])
     last = min((c for c in load.cpu if c.at >= end), key=lambda c: c.at, default=load.cpu[-1])
     n = rows["requests"]
+    per_request = (
+        last.gunicorn - first.gunicorn + last.postgres - first.postgres + last.client - first.client
+    ) / n
     return {
+        # What this machine's cores would sustain doing nothing else (PostgreSQL counted
+        # only through kept connections: with a connection per request it is in other).
+        "capacity_per_second": (os.cpu_count() or 1) / per_request if per_request else math.nan,
         "machine_busy_percent": 100
         * (last.busy - first.busy)
         / max(last.total - first.total, 1e-9),
@@ -814,6 +828,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument(
+        "--saves",
+        type=int,
+        default=0,
+        help="each assessor stops after this many saves (a fixed amount of work, whatever "
+        "the speed; --duration still bounds the run)",
+    )
+    parser.add_argument(
         "--timeout", type=float, default=30.0, help="seconds before a request counts as failed"
     )
     parser.add_argument("--database-url", default=DEFAULT_URL)
@@ -869,6 +890,7 @@ def main(argv: list[str] | None = None) -> int:
                 deadline=time.monotonic() + args.duration,
                 revise=args.revise,
                 max_requests=args.max_requests,
+                saves_each=args.saves,
                 timeout=args.timeout,
                 database=args.database_url.rsplit("/", 1)[1],
             )
