@@ -91,17 +91,28 @@ def plain_qrels(data: bytes, layout: QrelsLayout = TREC_QRELS) -> PlainQrels | N
 
 
 class _Fields:
-    """A file in the plain shape: its bytes, and where each field starts and ends
-    (lines x fields offsets; the end is the separator or newline after it)."""
+    """A file in the plain shape: its bytes, and the offset of the separator or
+    newline after each field (`width` of them a line)."""
 
-    __slots__ = ("buffer", "ends", "starts")
+    __slots__ = ("breaks", "buffer", "width")
 
-    def __init__(self, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
-        self.buffer, self.starts, self.ends = buffer, starts, ends
+    def __init__(self, buffer: np.ndarray, breaks: np.ndarray, width: int) -> None:
+        self.buffer, self.breaks, self.width = buffer, breaks, width
+
+    def _bounds(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """Where each line's field `index` starts, and where it ends."""
+        ends = self.breaks[index :: self.width]
+        if index:
+            return self.breaks[index - 1 :: self.width] + 1, ends
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = self.breaks[self.width - 1 :: self.width][:-1] + 1
+        return starts, ends
 
     def column(self, index: int) -> np.ndarray:
         """The fields of one column as a NumPy bytes array (`S`, NUL-padded)."""
-        start, length = self.starts[:, index], self.ends[:, index] - self.starts[:, index]
+        start, end = self._bounds(index)
+        length = end - start
         width = int(length.max())
         if int(start.max()) + width > len(self.buffer):  # room for the last field's window
             self.buffer = np.concatenate([self.buffer, np.zeros(width, dtype=np.uint8)])
@@ -114,7 +125,8 @@ class _Fields:
 
     def last(self, index: int) -> bytes:
         """The last line's field."""
-        return self.buffer[self.starts[-1, index] : self.ends[-1, index]].tobytes()
+        start, end = self._bounds(index)
+        return self.buffer[start[-1] : end[-1]].tobytes()
 
 
 def _located(data: bytes, width: int) -> _Fields | None:
@@ -124,9 +136,7 @@ def _located(data: bytes, width: int) -> _Fields | None:
     if not data or data[:1] in b"# \t\r\n":
         return None
     end_of_first = data.find(b"\n")
-    separator, other = (b"\t", b" ") if b"\t" in data[:end_of_first] else (b" ", b"\t")
-    if any(character in data for character in (other, b"\r", b"\v", b"\f", b"\0")):
-        return None
+    separator = b"\t" if b"\t" in data[:end_of_first] else b" "
     if not data.endswith(b"\n"):
         data += b"\n"
     if not data.isascii():
@@ -135,22 +145,22 @@ def _located(data: bytes, width: int) -> _Fields | None:
         except UnicodeDecodeError:
             return None
     buffer = np.frombuffer(data, dtype=np.uint8)
-    breaks = np.flatnonzero((buffer == separator[0]) | (buffer == ord("\n")))
+    # Every byte up to the space: the separators and newlines, and no other
+    # (no other whitespace, no NUL, no control character) in the plain shape.
+    breaks = np.flatnonzero(buffer <= ord(" "))
     if len(breaks) % width:
         return None  # a line with more or fewer fields
-    ends = breaks.reshape(-1, width)
-    # Each line: width - 1 separators, then the newline.
-    if not np.all(buffer[ends[:, -1]] == ord("\n")) or np.any(buffer[ends[:, :-1]] != separator[0]):
-        return None  # a line with more or fewer fields
-    starts = np.empty_like(ends)
-    starts[0, 0] = 0
-    starts[1:, 0] = ends[:-1, -1] + 1
-    starts[:, 1:] = ends[:, :-1] + 1
-    if np.any(ends == starts):
+    line = np.full(width, separator[0], dtype=np.uint8)
+    line[-1] = ord("\n")
+    if not np.array_equal(
+        buffer[breaks].reshape(-1, width), np.broadcast_to(line, (len(breaks) // width, width))
+    ):
+        return None  # another byte, or a line with more or fewer fields
+    if breaks[0] == 0 or np.any(np.diff(breaks) == 1):
         return None  # an empty field: two separators in a row, or a blank line
-    if np.any(buffer[starts[:, 0]] == ord("#")):
-        return None  # a comment line
-    return _Fields(buffer, starts, ends)
+    if np.any(buffer[breaks[width - 1 : -1 : width] + 1] == ord("#")):
+        return None  # a comment line (the first line was checked above)
+    return _Fields(buffer, breaks, width)
 
 
 def _columns(strings: np.ndarray) -> np.ndarray:
