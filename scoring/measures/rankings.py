@@ -449,26 +449,28 @@ def rank_and_judge(
         doc_id = concatenated((table.column("doc_id") for table in tables), arrow=True)
         tags = tuple(run_tag(table) for table in tables)
     run = np.repeat(np.arange(len(lengths)), lengths)
+    score = np.concatenate([np.empty(0), *scores])
     in_qrels = topic >= 0
-    group = run[in_qrels] * n_topics + topic[in_qrels]
-    score = np.concatenate([np.empty(0), *scores])[in_qrels]
+    if not in_qrels.all():  # (whole columns are not copied for nothing)
+        run, topic, score = run[in_qrels], topic[in_qrels], score[in_qrels]
+        doc_id = filtered(doc_id, in_qrels)
+    group = run * n_topics + topic
     if options.single_precision_scores:
         score = score.astype(np.float32).astype(np.float64)
-    if not in_qrels.all():
-        doc_id = filtered(doc_id, in_qrels)
     present = np.zeros(len(lengths) * n_topics, dtype=bool)
     present[group] = True
     if options.complete:
         missing = np.flatnonzero(~present)
         group = np.concatenate([group, missing])
+        topic = np.concatenate([topic, missing % max(n_topics, 1)])
         score = np.concatenate([score, np.ones(len(missing))])
         placeholders = repeated(PLACEHOLDER_DOCNO, len(missing), like=doc_id)
         doc_id = concatenated([doc_id, placeholders], arrow=tables is not None)
-    row = judgments.rows_of(group % max(n_topics, 1), doc_id)
+    row = judgments.rows_of(topic, doc_id)
     order, rank = rank_order(group, score, doc_id)
     group, row = group[order], row[order]
     label = judgments.labels_at(row)
-    starts = np.flatnonzero(np.diff(group, prepend=-1))
+    starts = np.flatnonzero(rank == 1)
     group_ids = group[starts]
     row_group = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(group)))
     row_rank = rank - 1
