@@ -11,7 +11,9 @@ before, at its peak during each job, and after each job: the peak is what
 parsing the file costs, and what stays after a job should come back to
 where it started, so that a worker's memory stays flat from job to job.
 For comparison it then imports the same bytes the way a request does for a
-small upload (`services.runs_import` on the file read into memory).
+small upload (`services.runs_import` on the file read into memory, parsed
+whole). On 2 cores, 319 MB: each job +512 MiB at its peak, 9 MiB left after;
+the whole-bytes import +1.3 GiB, 687 MiB left until release_memory.
 """
 
 from __future__ import annotations

@@ -341,7 +341,7 @@ def runs_check(
     known = set(campaign.topics.values_list("topic_id", flat=True))
     used = set(campaign.runs.values_list("tag", flat=True)) - {getattr(replacing, "tag", None)}
     checked = []
-    parsed = file_input.map_in_threads(lambda u: run_files.read_run(u.data, name=u.name), uploads)
+    parsed = file_input.map_in_threads(_read_upload, uploads)
     # Files are read in parallel; the campaign checks go in order, so that of
     # two files with one tag the second is the one reported.
     for run in progress(parsed):
@@ -350,6 +350,13 @@ def runs_check(
             used.add(run.tag)
         checked.append(run)
     return checked
+
+
+def _read_upload(upload: RunUpload) -> ParsedRun:
+    """A file waiting on disk is read a chunk at a time: never whole in memory."""
+    if isinstance(upload.data, Path):
+        return run_files.read_run_file(upload.data, name=upload.name)
+    return run_files.read_run(upload.data, name=upload.name)
 
 
 def runs_import(

@@ -307,3 +307,64 @@ def test_limits_count_characters_not_bytes():
 def test_a_nul_in_a_stored_field_is_refused(where):
     problems = reasons(run_files.read_run((where + "\n").encode(), name="run.txt"))
     assert any("contains a NUL character" in reason for _, reason in problems)
+
+
+# A file on disk, read a chunk at a time, reads as the same bytes at once
+
+RUN_LINE = st.one_of(
+    st.builds(
+        "{} Q0 {} {} {} {}".format,
+        st.sampled_from(["301", "302", "#303"]),
+        st.sampled_from(["d1", "d2", "d3", "é4"]),
+        st.integers(1, 9),
+        st.sampled_from(["1.5", "2", "-3e2", "x", "1e999", "nan"]),
+        st.sampled_from(["t", "u"]),
+    ),
+    st.sampled_from(
+        ["", "   ", "# a comment", "301 Q0 d1", "301\tQ0\td2\t1\t2\tt", "301 Q0 d5 1 2 t x"]
+    ),
+)
+RUN_FILE = st.builds(
+    lambda bom, lines, ending, last, junk: (
+        (b"\xef\xbb\xbf" if bom else b"")
+        + ending.join(line.encode() for line in lines)
+        + (ending if last else b"")
+        + junk
+    ),
+    st.booleans(),
+    st.lists(RUN_LINE, max_size=40),
+    st.sampled_from([b"\n", b"\r\n"]),
+    st.booleans(),
+    st.sampled_from([b"", b"", b"", b"\n301 Q0 \xff 1 1 t\n"]),
+)
+
+
+def problems_of(run: run_files.ParsedRun) -> tuple[list[str], int]:
+    return [str(p) for p in run.problems.sorted()], run.problems.total
+
+
+@given(data=RUN_FILE, chunk_bytes=st.integers(1, 120), extra=st.sampled_from(["error", "ignore"]))
+def test_a_run_read_from_disk_in_chunks_equals_the_run_read_at_once(
+    tmp_path_factory, data, chunk_bytes, extra
+):
+    path = tmp_path_factory.mktemp("chunks") / "run.txt"
+    path.write_bytes(data)
+    whole = run_files.read_run(data, name="run.txt", extra_fields=extra)
+    chunked = run_files.read_run_file(
+        path, name="run.txt", extra_fields=extra, chunk_bytes=chunk_bytes
+    )
+    assert problems_of(chunked) == problems_of(whole)
+    assert chunked.table.combine_chunks().to_pylist() == whole.table.to_pylist()
+
+
+def test_chunks_cut_at_line_ends_and_number_lines_across_them(tmp_path):
+    path = tmp_path / "run.txt"
+    lines = [f"301 Q0 d{n} {n} {100 - n} t" for n in range(1, 200)] + ["301 Q0 d7 1 1 t"]
+    path.write_text("\n".join(lines) + "\n")
+    run = run_files.read_run_file(path, chunk_bytes=64)
+    assert run.table.column("line").num_chunks > 10
+    assert run.table.column("line").to_pylist() == list(range(1, 201))
+    assert problems_of(run) == (
+        [f"{path}:200: docno 'd7' appears twice in topic '301' (first on line 7)"],
+        1,
+    )
