@@ -34,8 +34,13 @@ def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
     """Progress per topic and assessor, and the form to assign topics."""
     pool = pool_or_404(pool_id)
     if request.method == "POST":
-        topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics"))
-        assessors = User.objects.filter(pk__in=request.POST.getlist("assessors"), is_active=True)
+        # Dealt in the order the page lists them: topics by position, assessors by name.
+        topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics")).order_by(
+            "position"
+        )
+        assessors = User.objects.filter(
+            pk__in=request.POST.getlist("assessors"), is_active=True
+        ).order_by("username")
         try:
             created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)
         except services.AssignmentError as error:
