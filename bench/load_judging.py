@@ -866,6 +866,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker_class:
         env["WORKBENCH_GUNICORN_WORKER_CLASS"] = args.worker_class
     started = time.monotonic()
+    passed = False
     create_database(args.database_url)
     try:
         for command in (["migrate", "-v0"], ["collectstatic", "--noinput", "-v0"]):
@@ -903,12 +904,10 @@ def main(argv: list[str] | None = None) -> int:
         summary = summarise(load.samples)
         steady = "judging_after_logins" if "judging_after_logins" in summary else "judging"
         cpu = cpu_use(load, steady, summary)
-        extra = {
-            f"CPU during {steady}": ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()),
-            "server log": str(work / "gunicorn.log"),
-        }
+        extra = {f"CPU during {steady}": ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())}
         print_summary(summary, extra)
         check = verify(load.saves)
+        passed = check["ok"]
         print(
             f"database: {check['saves_sent']} saves sent ({check['saves_acknowledged']} "
             f"acknowledged, {check['revisions_sent']} revisions) to "
@@ -918,6 +917,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         for problem in check["problems"]:
             print(f"  {problem}")
+        if not passed:
+            print(f"the server's log: {work / 'gunicorn.log'}")
         if args.json:
             args.json.write_text(
                 json.dumps(
@@ -939,8 +940,8 @@ def main(argv: list[str] | None = None) -> int:
 
             connections.close_all()
             drop_database(args.database_url)
-        # The server's log stays for a look; the rest goes.
-        shutil.rmtree(work / "static", ignore_errors=True)
+        # The server's log stays for a look when something went wrong.
+        shutil.rmtree(work if passed else work / "static", ignore_errors=True)
         shutil.rmtree(work / "data", ignore_errors=True)
 
 
