@@ -30,6 +30,19 @@ class Forecast:
     high: date | None  # at the lower rate: the latest likely date (None: open)
     fits_budget: bool | None  # None without a budget
 
+    def describe(self) -> str:
+        """One line for the command line: work left, rate, date and whether it is paid for."""
+        when = (
+            f"finished {self.finish_date} (between {self.low} and {self.high or 'later'})"
+            if self.finish_date
+            else "no judgments in the last 7 days: no forecast"
+        )
+        paid = {None: "", True: "; the budget covers it", False: "; the budget does not cover it"}
+        return (
+            f"{self.remaining_work} judgments left at {self.rate_per_day:.1f} a day: "
+            f"{when}{paid[self.fits_budget]}"
+        )
+
     def to_dict(self) -> dict[str, object]:
         return {
             "rate_per_day": self.rate_per_day,

@@ -115,6 +115,10 @@ def test_pool_replan_prints_a_dry_run_then_applies(pool):
     ]
     assert lines[1].split() == ["2", "4", "2", "1", "0", "2", "1", "0"]
     assert lines[2] == "0 new judgments; budget 100: 6 spent, 94 left"
+    # The cut takes the one unjudged document that leaves out of the work left.
+    assert lines[3].startswith("forecast now: 2 judgments left at 0.9 a day: finished ")
+    assert lines[4].startswith("with this revision: 1 judgments left at 0.9 a day: finished ")
+    assert lines[4].endswith("; the budget covers it")
     assert not PoolRevision.objects.exists()
     out = io.StringIO()
     call_command("pool_replan", "--pool", str(pool.pk), "--depth", "2", stdout=out)

@@ -26,26 +26,8 @@ class Command(WorkbenchCommand):
         if options["format"] == "json":
             self.stdout.write(json.dumps(status.to_dict(), indent=1))
             return
-        budget, forecast = status.budget, status.forecast
-        self.stdout.write(f"{budget.describe()}")
-        self.stdout.write(
-            f"{forecast.remaining_work} judgments left at {forecast.rate_per_day:.1f} a day: "
-            + (
-                f"finished {forecast.finish_date} (between {forecast.low} and "
-                f"{forecast.high or 'later'})"
-                if forecast.finish_date
-                else "no judgments in the last 7 days: no forecast"
-            )
-            + (
-                ""
-                if forecast.fits_budget is None
-                else (
-                    "; the budget covers it"
-                    if forecast.fits_budget
-                    else "; the budget does not cover it"
-                )
-            )
-        )
+        self.stdout.write(status.budget.describe())
+        self.stdout.write(status.forecast.describe())
         self.stdout.write("")
         self.stdout.write("topic     pooled  to_judge  judged  relevant  finished  assessors")
         for t in status.topics:

@@ -3,6 +3,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from judging.status import campaign_status
 from pooling import selectors, services
 from pooling.spec import PoolSpec
 from workbench.commands import (
@@ -50,6 +51,11 @@ class Command(WorkbenchCommand):
         except services.PoolBuildError as error:
             raise CommandError(str(error)) from None
         self._print(preview.summary, selectors.campaign_budget(pool.campaign), preview.cost)
+        status = campaign_status(pool.campaign)
+        self.stdout.write(f"forecast now: {status.forecast.describe()}")
+        self.stdout.write(
+            f"with this revision: {status.forecast_with(preview.work_change).describe()}"
+        )
         if options["dry_run"]:
             return
         try:
