@@ -1,7 +1,8 @@
 """Judging over the API.
 
 Assessors: their assignments, the next document of one, submitting a
-judgment (PUT, idempotent) and listing their own judgments. Organisers: the
+judgment (PUT, idempotent), listing their own judgments, and their notes on
+documents (a free note, or setting a document aside as one they cannot judge). Organisers: the
 judgments of a pool, filtered. Like the pages, an assessor's responses carry
 no rank, run, score, stratum or other assessor's label.
 """
@@ -21,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging import services
-from judging.models import Assignment, Judgment
+from judging.models import Assignment, DocumentNote, Judgment
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry
 from workbench.roles import IsOrganiser
@@ -87,6 +88,24 @@ class JudgmentInputSerializer(serializers.Serializer):
         help_text="Aspect values by id; required when relevance > 0, ignored otherwise.",
     )
     seconds = serializers.FloatField(required=False, min_value=0, default=0)
+
+
+class NoteSerializer(serializers.ModelSerializer):
+    cannot_judge = serializers.ChoiceField(
+        choices=[("", "Can be judged"), *DocumentNote.REASONS],
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Why the document cannot be judged; blank for a plain note (a document "
+        "set aside stays so: the organiser gives it back). A reason takes the document "
+        "out of the queue and spends no budget.",
+    )
+
+    class Meta:
+        model = DocumentNote
+        fields = ["docno", "text", "cannot_judge", "created_at", "updated_at"]
+        read_only_fields = ["docno", "created_at", "updated_at"]
+        extra_kwargs = {"text": {"required": False, "allow_blank": True}}
 
 
 def _assignment_for(request: Request, assignment_id: int) -> Assignment:
@@ -217,3 +236,61 @@ class PoolJudgmentsView(ListAPIView):
         if params.get("relevance") not in (None, ""):
             judgments = judgments.filter(relevance=params["relevance"])
         return judgments.order_by("topic__position", "docno", "assessor__username")
+
+
+class AssignmentNotesView(ListAPIView):
+    """The assessor's own notes on the documents of this assignment."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = NoteSerializer
+
+    def get_queryset(self) -> Any:
+        assignment = _assignment_for(self.request, self.kwargs["assignment_id"])
+        return DocumentNote.objects.filter(
+            assessor=assignment.assessor,
+            topic=assignment.topic,
+            docno__in=assignment.queue().values("docno"),
+        ).order_by("docno")
+
+
+class NoteView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=NoteSerializer,
+        responses={
+            200: NoteSerializer,
+            204: OpenApiResponse(description="A blank note on a document without one."),
+            400: OpenApiResponse(description="Note rejected (reason, length)."),
+            404: OpenApiResponse(description="The document is not in the assignment."),
+        },
+    )
+    def put(self, request: Request, assignment_id: int, docno: str) -> Response:
+        """Set the note on one document, and with a reason set it aside as one the
+        assessor cannot judge. Repeating the request changes nothing."""
+        assignment = _assignment_for(request, assignment_id)
+        payload = NoteSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        text, reason = (
+            payload.validated_data.get("text", ""),
+            payload.validated_data["cannot_judge"],
+        )
+        if not assignment.queue().filter(docno=docno).exists():
+            return Response(
+                {"detail": f"document {docno!r} is not in this assignment"},
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        try:
+            if reason:
+                note: DocumentNote | None = services.cannot_judge_record(
+                    assignment=assignment, docno=docno, reason=reason, text=text
+                )
+            else:
+                note = services.note_record(
+                    assessor=assignment.assessor, topic=assignment.topic, docno=docno, text=text
+                )
+        except services.NoteError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        if note is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(NoteSerializer(note).data)

@@ -25,6 +25,16 @@ urlpatterns = [
         name="api-judgment",
     ),
     path(
+        "assignments/<int:assignment_id>/notes/",
+        api.AssignmentNotesView.as_view(),
+        name="api-assignment-notes",
+    ),
+    path(
+        "assignments/<int:assignment_id>/notes/<path:docno>/",
+        api.NoteView.as_view(),
+        name="api-note",
+    ),
+    path(
         "pools/<int:pool_id>/judgments/", api.PoolJudgmentsView.as_view(), name="api-pool-judgments"
     ),
 ]

@@ -9,7 +9,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging import services
-from judging.models import Assignment, Judgment, JudgmentEvent
+from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent
 from tests.helpers import (
     assert_nothing_leaks,
     hide_values_in_pool_entries,
@@ -191,6 +191,7 @@ def test_judgment_endpoints_are_in_the_schema(organiser_client):
     )
     assert "/api/assignments/{assignment_id}/judgments/{docno}/" in schema["paths"]
     assert "/api/pools/{pool_id}/judgments/" in schema["paths"]
+    assert "/api/assignments/{assignment_id}/notes/{docno}/" in schema["paths"]
 
 
 def test_a_docno_with_a_slash_is_judged_over_the_api(assessor):
@@ -206,3 +207,49 @@ def test_a_docno_with_a_slash_is_judged_over_the_api(assessor):
     )
     assert response.status_code == 200
     assert Judgment.objects.get().docno == "10.1371/journal.pone.0001"
+
+
+def test_an_assessor_notes_and_sets_aside_documents_over_the_api(assessor, assignment):
+    api = api_for(assessor)
+    url = f"/api/assignments/{assignment.pk}/"
+    note = api.put(url + "notes/d1/", {"text": "  mentions 302 too "}, format="json")
+    assert note.status_code == 200
+    assert (note.json()["docno"], note.json()["text"], note.json()["cannot_judge"]) == (
+        "d1",
+        "mentions 302 too",
+        "",
+    )
+    # A note is not a judgment: d1 is still next.
+    assert api.get(url + "next/").json()["docno"] == "d1"
+    aside = api.put(url + "notes/d1/", {"cannot_judge": "unreadable"}, format="json")
+    assert aside.status_code == 200
+    assert aside.json()["cannot_judge"] == "unreadable"
+    assert api.get(url + "next/").json()["docno"] == "d2"
+    assert not Judgment.objects.exists()
+    listed = api.get(url + "notes/").json()
+    assert [(n["docno"], n["cannot_judge"]) for n in listed] == [("d1", "unreadable")]
+    # A blank note where there is none stores nothing.
+    assert api.put(url + "notes/d2/", {"text": ""}, format="json").status_code == 204
+    assert DocumentNote.objects.count() == 1
+
+
+def test_bad_notes_are_4xx_and_store_nothing(assessor, assessor2, assignment):
+    api = api_for(assessor)
+    url = f"/api/assignments/{assignment.pk}/notes/"
+    unknown = api.put(url + "d1/", {"cannot_judge": "boring"}, format="json")
+    assert unknown.status_code == 400
+    assert "cannot_judge" in unknown.json()
+    other = api.put(url + "d1/", {"cannot_judge": "other"}, format="json")
+    assert other.status_code == 400
+    assert other.json() == {"detail": "say in a few words why the document cannot be judged"}
+    too_long = api.put(url + "d1/", {"text": "x" * 2001}, format="json")
+    assert too_long.status_code == 400
+    assert api.put(url + "d9/", {"text": "not mine"}, format="json").status_code == 404
+    api.put(f"/api/assignments/{assignment.pk}/judgments/d2/", {"relevance": 0}, format="json")
+    judged = api.put(url + "d2/", {"cannot_judge": "empty"}, format="json")
+    assert judged.status_code == 400
+    assert "revise or undo" in judged.json()["detail"]
+    stranger = api_for(assessor2)
+    assert stranger.put(url + "d1/", {"text": "hi"}, format="json").status_code == 404
+    assert stranger.get(url).status_code == 404
+    assert not DocumentNote.objects.exists()
