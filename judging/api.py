@@ -125,9 +125,10 @@ class AssignmentListView(ListAPIView):
     def get_queryset(self) -> Any:
         return (
             Assignment.objects.open()
-            .with_progress()
             .filter(assessor=self.request.user)
             .select_related("topic__campaign", "pool")
+            .order_by("pool__campaign__name", "pool__created_at", "topic__position")
+            .list_with_progress()
         )
 
 

@@ -52,10 +52,10 @@ def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
 
 
 def _assignments_context(pool: Pool) -> dict[str, Any]:
-    assignments = list(
-        pool.assignments.with_progress()
-        .select_related("topic", "assessor")
+    assignments = (
+        pool.assignments.select_related("topic", "assessor")
         .order_by("topic__position", "kind", "assessor__username")
+        .list_with_progress()
     )
     for assignment in assignments:
         assignment.percent = (

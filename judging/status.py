@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-import pandas as pd
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models import Aggregate, Count, Exists, FloatField, Max, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from judging import agreement, agreement_table, progress
+from judging import progress
 from judging.models import Adjudication, Assignment, DocumentNote, Judgment, JudgmentEvent
-from pooling.budget import BudgetState
+from pooling.ledger import BudgetState
 from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget
 
@@ -158,12 +157,12 @@ def campaign_status(campaign: Campaign, *, today: date | None = None) -> Campaig
     """The campaign's progress now: per topic, per assessor, the rate and the forecast."""
     today = today or timezone.localdate()
     per_topic = _topic_counts(campaign)
-    assignments = list(
+    assignments = (
         Assignment.objects.open()
-        .with_progress()
         .filter(pool__campaign=campaign)
         .select_related("assessor", "topic")
         .order_by("assessor__username", "pool__created_at", "topic__position", "kind")
+        .list_with_progress()
     )
     names: dict[str, list[str]] = {}
     for assignment in assignments:
@@ -251,17 +250,21 @@ def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
     One grouped statement: the ORM's form (a count distinct over correlated
     EXISTS per entry) took 0.5-0.9 s on a 100,000-entry pool; joining the
     plan to the judged documents once takes about 0.1 s (bench_dashboard).
+    With one pool (the common case) its entries are the plan as they are: a
+    (topic, docno) is unique in a pool, and merging them would double the time.
     """
     entry, pool, judgment, topic = (
         connection.ops.quote_name(model._meta.db_table)
         for model in (PoolEntry, Pool, Judgment, Topic)
     )
+    one_pool = Pool.objects.filter(campaign=campaign, retired_at__isnull=True).count() == 1
+    drawn = "CASE WHEN e.sampled THEN 1 ELSE 0 END"
     sql = f"""
         WITH plan AS (
-            SELECT e.topic_id, e.docno, MAX(CASE WHEN e.sampled THEN 1 ELSE 0 END) AS drawn
+            SELECT e.topic_id, e.docno, {drawn if one_pool else f"MAX({drawn})"} AS drawn
             FROM {entry} e JOIN {pool} p ON p.id = e.pool_id
             WHERE p.campaign_id = %s AND p.retired_at IS NULL AND NOT e.retired
-            GROUP BY e.topic_id, e.docno
+            {"" if one_pool else "GROUP BY e.topic_id, e.docno"}
         ), judged AS (
             SELECT j.topic_id, j.docno, MAX(CASE WHEN j.relevance > 0 THEN 1 ELSE 0 END) AS relevant
             FROM {judgment} j JOIN {topic} t ON t.id = j.topic_id
@@ -320,9 +323,7 @@ def _assessor_progress(
             seconds=Sum("seconds", filter=timed),
         )
     }
-    seconds: dict[str, list[float]] = {}
-    for username, spent in judgments.filter(timed).values_list("assessor__username", "seconds"):
-        seconds.setdefault(username, []).append(spent)
+    medians = _median_seconds(judgments.filter(timed))
     queues: dict[str, list[int]] = {}
     for assignment in assignments:
         done_total = queues.setdefault(assignment.assessor.username, [0, 0])
@@ -341,9 +342,7 @@ def _assessor_progress(
                 judged_total=made["total"],
                 active_hours=hours,
                 per_hour=made["timed"] / hours if hours > 0 else None,
-                median_seconds=statistics.median(seconds[username])
-                if username in seconds
-                else None,
+                median_seconds=medians.get(username),
                 queue_done=done,
                 queue_total=total,
             )
@@ -351,13 +350,40 @@ def _assessor_progress(
     return result
 
 
+class _Median(Aggregate):
+    """PostgreSQL's median, which takes the mean of the middle two as `statistics.median`."""
+
+    function = "percentile_cont"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def _median_seconds(timed: Any) -> dict[str, float]:
+    """Each assessor's median seconds per judgment: PostgreSQL computes it (sending
+    50,000 rows to Python took 0.1 s of the dashboard); other databases cannot."""
+    if connection.vendor == "postgresql":
+        rows = timed.values("assessor__username").annotate(median=_Median("seconds"))
+        return {row["assessor__username"]: row["median"] for row in rows}
+    seconds: dict[str, list[float]] = {}
+    for username, spent in timed.values_list("assessor__username", "seconds"):
+        seconds.setdefault(username, []).append(spent)
+    return {username: statistics.median(values) for username, values in seconds.items()}
+
+
 def _agreement_alerts(campaign: Campaign) -> dict[str, str]:
     """Assessors the agreement rule flags (`agreement.FlagRule`: Cohen's kappa on
-    relevance against the others), over the documents two or more of them judged."""
+    relevance against the others), over the documents two or more of them judged.
+
+    Kept in the shared cache until a judgment changes: pandas and the agreement
+    core load only then, not in every `campaign_status`."""
     version = JudgmentEvent.objects.filter(topic__campaign=campaign).aggregate(Max("id"))
     key = f"agreement-alerts:{campaign.pk}:{version['id__max']}"
     alerts = cache.get(key)
     if alerts is None:
+        import pandas as pd
+
+        from judging import agreement, agreement_table
+
         alerts = {}
         rule = agreement.FlagRule()
         aspects = [

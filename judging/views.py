@@ -42,9 +42,9 @@ def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> Assign
 def assessor_home(request: HttpRequest) -> HttpResponse:
     assignments = (
         request.user.assignments.open()
-        .with_progress()
         .select_related("topic__campaign", "pool")
         .order_by("pool__campaign__name", "pool__created_at", "topic__position")
+        .list_with_progress()
     )
     return render(request, "judging/assessor_home.html", {"assignments": assignments})
 

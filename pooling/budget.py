@@ -42,40 +42,6 @@ COUNT_COLUMNS = ("candidates", "pool_size", "judged", "needed")
 # The budget against what is spent
 
 
-@dataclass(frozen=True)
-class BudgetState:
-    """A campaign's judgment budget against what its stored judgments have spent.
-
-    judgments: distinct (assessor, topic, docno) judged in the campaign, of
-    any pool, primary or overlap (a revision is the same judgment);
-    adjudications count too when `counts_adjudications`.
-    """
-
-    budget: int | None
-    judgments: int
-    adjudications: int = 0
-    counts_adjudications: bool = True
-
-    @property
-    def spent(self) -> int:
-        return self.judgments + (self.adjudications if self.counts_adjudications else 0)
-
-    @property
-    def remaining(self) -> int | None:
-        """What is left to spend (negative once overspent); None without a budget."""
-        return None if self.budget is None else self.budget - self.spent
-
-    def over_by(self, cost: int) -> int:
-        """How far `cost` more judgments would go past the budget (0 if they fit)."""
-        remaining = self.remaining
-        return 0 if remaining is None else max(0, cost - max(remaining, 0))
-
-    def describe(self) -> str:
-        if self.budget is None:
-            return f"{self.spent:,} judgments made; no budget set"
-        return f"budget {self.budget:,}: {self.spent:,} spent, {self.remaining:,} left"
-
-
 def pool_cost(entries: pd.DataFrame, judged: pd.DataFrame | None) -> int:
     """The new judgments a pool frame asks for: its sampled entries nobody judged yet."""
     sampled = entries["sampled"].to_numpy(dtype=bool)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pooling.budget import BudgetState
+from pooling.ledger import BudgetState
 
 
 class PoolBuildError(ValueError):

@@ -10,21 +10,27 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from django.core.cache import cache
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
-from pooling.budget import BudgetState
 from pooling.errors import PoolBuildError
+from pooling.ledger import BudgetState
 from pooling.models import Campaign, Pool, Run, Topic
-from pooling.ranking import RankedRuns, rank_run_caches
-from pooling.revisions import Revision, revise
 from pooling.spec import PoolSpec
-from pooling.strategies import POOL_COLUMNS, pool_from_ranked, sort_pool
 from pooling.topic_ids import topic_sort_key
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pooling.ranking import RankedRuns
+    from pooling.revisions import Revision
+
+# The reads that build frames import pandas and the pooling cores where they
+# need them: the light reads (the budget, unfinished topics) are what the
+# dashboard and `campaign_status` load, and pandas alone costs them 0.5 s.
 
 # --------------------------------------------------------------------------
 # Campaigns and their budget
@@ -66,6 +72,8 @@ def judged_pairs(campaign: Campaign) -> pd.DataFrame:
     Read through the topics' reverse `judgments` relation so that pooling
     does not import the judging app, which depends on it.
     """
+    import pandas as pd
+
     rows = (
         campaign.topics.filter(judgments__isnull=False)
         .values_list("topic_id", "judgments__docno")
@@ -82,6 +90,8 @@ def ranked_runs(
     campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None, progress: Any = None
 ) -> RankedRuns:
     """The campaign's runs (or the given ones), ranked from their caches down to max_depth."""
+    from pooling.ranking import rank_run_caches
+
     runs = list(campaign.runs.all()) if runs is None else list(runs)
     if not runs:
         raise PoolBuildError(f"campaign {campaign.slug} has no runs to pool")
@@ -130,6 +140,10 @@ def pool_entries_frame(pool: Pool, *, with_retired: bool = False) -> pd.DataFram
     """The pool's plan as the pool frame of `pooling.strategies`: every entry but
     those a revision retired (`with_retired`: those too, with columns `retired`
     and `revision`, the frame of `pooling.revisions`)."""
+    import pandas as pd
+
+    from pooling.strategies import POOL_COLUMNS, sort_pool
+
     columns = [*POOL_COLUMNS, *(("retired", "revision") if with_retired else ())]
     fields = [_ENTRY_FIELDS.get(column, column) for column in columns]
     entries = pool.entries.all() if with_retired else pool.entries.filter(retired=False)
@@ -167,6 +181,9 @@ def unfinished_topics(pool: Pool) -> list[str]:
 
 def pool_revision_preview(pool: Pool, *, spec: PoolSpec, topics: Sequence[str]) -> Revision:
     """What re-planning `topics` with `spec` would do (nothing is stored)."""
+    from pooling.revisions import revise
+    from pooling.strategies import pool_from_ranked
+
     if not topics:
         raise PoolBuildError("choose at least one topic to re-plan")
     known = set(pool.campaign.topics.values_list("topic_id", flat=True))

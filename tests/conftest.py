@@ -35,6 +35,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+        # A cache of each test process's own: the deployment's is a directory the
+        # parallel workers would share, and every test starts by clearing it.
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
         # Jobs run inside the request (tests/workbench/test_jobs.py also runs
         # them the production way, with a worker process).
         settings.TASKS = {

@@ -213,12 +213,25 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
-# How often the campaign dashboard asks for fresh numbers while it is open.
 # Runs x topics the scores page scores inside the request; more runs as a background job.
 WORKBENCH_SYNC_SCORING_CELLS = int(os.environ.get("WORKBENCH_SYNC_SCORING_CELLS", "4000"))
+# How often the campaign dashboard asks for fresh numbers while it is open.
 WORKBENCH_DASHBOARD_REFRESH_SECONDS = int(
     os.environ.get("WORKBENCH_DASHBOARD_REFRESH_SECONDS", "10")
 )
+
+# One cache for every process of a deployment (web workers, the task worker,
+# the commands): a ranked campaign and the dashboard's agreement alerts are
+# computed once, not once per process (`campaign_status` in a shell loop would
+# load pandas on every call). Several machines: point it at shared storage.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": os.environ.get("WORKBENCH_CACHE_DIR", str(DATA_DIR / "cache")),
+        "TIMEOUT": 3600,
+        "OPTIONS": {"MAX_ENTRIES": 2000},
+    }
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import json
+import statistics
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -103,6 +107,21 @@ def test_assessors_show_day_week_total_active_time_and_queue(campaign_setup):
     assert (ben.judged_today, ben.judged_week, ben.judged_total) == (1, 6, 6)
     assert (ben.queue_done, ben.queue_total) == (6, 13)  # topic 2, and a0 of the overlap
     assert ben.median_seconds == 20
+
+
+def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two(campaign_setup):
+    """PostgreSQL computes the median in SQL, other databases in Python: the same number."""
+    campaign, _ = campaign_setup
+    ann_times = [1.0, 2.0, 4.0, 10.0, 30.0, 0.0]  # untimed judgments do not count
+    for judgment, seconds in zip(
+        Judgment.objects.filter(assessor__username="ann").order_by("docno"), ann_times, strict=True
+    ):
+        Judgment.objects.filter(pk=judgment.pk).update(seconds=seconds)
+    ann = campaign_status(campaign, today=TODAY).assessors[0]
+    assert ann.median_seconds == statistics.median([1.0, 2.0, 4.0, 10.0, 30.0]) == 4.0
+    Judgment.objects.filter(assessor__username="ann", docno="a4").update(seconds=0)
+    ann = campaign_status(campaign, today=TODAY).assessors[0]
+    assert ann.median_seconds == statistics.median([1.0, 2.0, 4.0, 10.0]) == 3.0
 
 
 def test_the_days_add_up_to_the_budget_spent_with_adjudications(campaign_setup):
@@ -275,3 +294,19 @@ def test_the_replan_preview_loads_the_forecast_with_the_change(campaign_setup, o
     assert "The budget (88 left) covers it." in page
     assert organiser_client.get(url, {"change": "lots"}).status_code == 400
     assert organiser_client.get(url, {"change": str(10**12)}).status_code == 400
+
+
+def test_campaign_status_starts_without_pandas():
+    """People run `campaign_status` in shell loops: pandas alone would cost it half a
+    second. It loads with the agreement alerts, which the shared cache keeps."""
+    code = (
+        "import sys, django; django.setup(); "
+        "import judging.management.commands.campaign_status; "
+        "sys.exit(sorted({'pandas', 'pyarrow', 'sklearn'} & set(sys.modules)) or None)"
+    )
+    env = {"DJANGO_SETTINGS_MODULE": "workbench.settings", "PATH": "/usr/bin:/bin"}
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, check=False, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr.decode()

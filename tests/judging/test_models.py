@@ -43,7 +43,7 @@ def test_progress_counts_each_queue_primary_and_overlap(pool):
         judge(assignment, assignment.queue().first().docno)
     rows = {
         (a.assessor.username, a.topic.topic_id): (a.judged, a.total)
-        for a in Assignment.objects.with_progress().select_related("assessor", "topic")
+        for a in Assignment.objects.select_related("assessor", "topic").list_with_progress()
     }
     assert rows == {
         ("ann", "1"): (3, 6),
@@ -51,6 +51,10 @@ def test_progress_counts_each_queue_primary_and_overlap(pool):
         ("cat", "1"): (1, 3),
         ("cat", "2"): (1, 2),
     }
+    # The counts are those of the assignments listed, whatever the filter.
+    [cats] = Assignment.objects.filter(assessor=cat, topic=topics[1]).list_with_progress()
+    assert (cats.judged, cats.total) == (1, 2)
+    assert Assignment.objects.none().list_with_progress() == []
     for assignment in Assignment.objects.all():
         queue = set(assignment.queue().values_list("docno", flat=True))
         judged = assignment.assessor.judgments.filter(topic=assignment.topic, docno__in=queue)

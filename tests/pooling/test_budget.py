@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from pooling.budget import (
-    BudgetState,
     fit_depth,
     fit_depth_per_topic,
     fit_scale,
@@ -19,6 +18,7 @@ from pooling.budget import (
     run_overlap,
     whatif,
 )
+from pooling.ledger import BudgetState
 from pooling.ranking import rank_runs
 from pooling.spec import CDS_2014, PoolSpec, parse_strata
 from pooling.strategies import build_pool

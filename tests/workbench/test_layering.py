@@ -25,6 +25,7 @@ PURE_CORES = [
     "pooling.strategies",
     "pooling.revisions",
     "pooling.budget",
+    "pooling.ledger",
     "judging.agreement",
     "judging.agreement_table",
     "judging.overlap",
