@@ -17,12 +17,14 @@ every pair, equal to SciPy's function called on that pair alone:
   one pair with this seed, and one matrix product gives every pair's null
   distribution.
 
-A test SciPy refuses or cannot compute (one topic; all differences zero for
-the t-test) has NaN there.
+A test SciPy refuses or cannot compute has NaN there: one topic (except the
+Wilcoxon test of a non-zero difference, p = 1 as SciPy), or all differences
+zero for the t-test.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,11 +94,19 @@ def wilcoxon_test(diffs: np.ndarray) -> TestResult:
         block = _WILCOXON_BLOCK if n_topics <= 13 else max(len(rows), 1)
         for start in range(0, len(rows), block):
             some = rows[start : start + block]
-            with quiet_scipy():
-                result = stats.wilcoxon(diffs[some], axis=1)
-            statistic[some] = result.statistic
-            p_value[some] = result.pvalue
+            try:
+                statistic[some], p_value[some] = _scipy_wilcoxon(diffs[some])
+            except ValueError:  # a row SciPy refuses (one topic, zero): the others alone
+                for row in some:
+                    with suppress(ValueError):  # NaN for this one
+                        statistic[row], p_value[row] = _scipy_wilcoxon(diffs[row])
     return TestResult(statistic, p_value)
+
+
+def _scipy_wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    with quiet_scipy():
+        result = stats.wilcoxon(diffs, axis=-1)
+    return result.statistic, result.pvalue
 
 
 def _has_zero_or_tie(diffs: np.ndarray) -> np.ndarray:
