@@ -32,7 +32,8 @@ class Command(WorkbenchCommand):
         parser.add_argument("arguments", nargs=argparse.REMAINDER, help="leaderboard's arguments")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """For call_command("leaderboard", "--qrels", "qrels.txt", "run.txt")."""
+        """For call_command("leaderboard", "run.txt", "--qrels", "qrels.txt"): a run first
+        (Django's parser would take a leading option for one of its own)."""
         status = main(options["arguments"], self.stdout, self.stderr)
         if status:
             raise CommandError("leaderboard failed", returncode=status)
