@@ -153,7 +153,7 @@ def build_leaderboard(
 ) -> Leaderboard:
     """Rank the runs of `table` and compare every pair by each of options.tests;
     `progress` is called with a count of pairs as Tukey's HSD, the slow one,
-    goes through them (about 3 ms a pair)."""
+    goes through them (about 4 ms a pair)."""
     options = options or Options()
     if len(set(table.runs)) != len(table.runs):
         twice = next(run for run in table.runs if table.runs.count(run) > 1)
