@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_import.py bench/workload
 	$(BIN)/python bench/bench_pool.py bench/workload
 	$(BIN)/python bench/bench_score.py bench/workload
+	$(BIN)/python bench/bench_leaderboard.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,54 @@
+"""Tukey's honestly significant difference over all runs at once. Pure core.
+
+Equal to `scipy.stats.tukey_hsd(*scores)` (one-way ANOVA: runs are groups of
+topic values, equal variances): statistic the difference of the means,
+p-value from the studentized range. SciPy computes the distribution for the
+whole runs x runs matrix, a few milliseconds for each cell; here the same
+arithmetic for each pair a < b only, in blocks, with progress.
+
+Like SciPy's, this one-way test does not pair the runs by topic, so it is
+less powerful than the paired tests when topics vary more than runs do
+(docs/leaderboard.md). Its p-values are already adjusted for all pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import stats
+
+from scoring.analysis.paired import TestResult, all_pairs
+from scoring.analysis.quiet import quiet_scipy
+
+_BLOCK = 64  # pairs per call of the studentized range's survival function
+
+
+def tukey_hsd(scores: np.ndarray, *, progress: Callable[[int], None] | None = None) -> TestResult:
+    """Each pair (a, b) of `all_pairs(runs)`; `progress` is called with the
+    number of pairs done after each block. NaN with fewer than two topics
+    (SciPy refuses) or no variance within runs."""
+    scores = np.asarray(scores, dtype=np.float64)
+    n_runs, n_topics = scores.shape
+    a, b = all_pairs(n_runs)
+    if n_topics < 2 or n_runs < 2:
+        nan = np.full(len(a), np.nan)
+        return TestResult(nan, nan.copy())
+    # scipy.stats.tukey_hsd's arithmetic, one run at a time as it does.
+    means = np.asarray([np.mean(row) for row in scores])
+    variances = np.asarray([np.var(row, ddof=1) for row in scores])
+    sizes = np.full(n_runs, n_topics)
+    df = n_runs * n_topics - n_runs
+    mse = np.sum(variances * (sizes - 1)) / df
+    stand_err = np.sqrt(2 / n_topics * mse / 2)
+    differences = means[a] - means[b]
+    with quiet_scipy():
+        t_stat = np.abs(differences) / stand_err
+    p_value = np.empty(len(a))
+    for start in range(0, len(a), _BLOCK):
+        block = slice(start, start + _BLOCK)
+        with quiet_scipy():
+            p_value[block] = stats.studentized_range.sf(t_stat[block], n_runs, df)
+        if progress is not None:
+            progress(len(t_stat[block]))
+    return TestResult(differences, p_value)

@@ -1,0 +1,50 @@
+"""Tukey's HSD against scipy.stats.tukey_hsd, and by hand."""
+
+import numpy as np
+from hypothesis import given, settings
+from scipy import stats
+
+from scoring.analysis.paired import all_pairs
+from scoring.analysis.tukey import tukey_hsd
+from tests.scoring.analysis.tables import continuous, quiet, tables
+
+
+def _scipy(values):
+    with quiet():
+        result = stats.tukey_hsd(*values)
+    a, b = all_pairs(len(values))
+    return result.statistic[a, b], result.pvalue[a, b]
+
+
+def test_tukey_by_hand():
+    """Means 1.5, 2.5, 3.5, each run's variance 0.5: the statistic is the
+    difference of means; equal means have p = 1."""
+    values = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 4.0], [1.0, 2.0]])
+    result = tukey_hsd(values)
+    # pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+    assert list(result.statistic) == [-1.0, -2.0, 0.0, -1.0, 1.0, 2.0]
+    assert result.p_value[2] == 1.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(tables(min_topics=2, max_runs=5, max_topics=8))
+def test_tukey_is_scipys(values):
+    result = tukey_hsd(values)
+    statistic, p_value = _scipy(values)
+    np.testing.assert_array_equal(result.statistic, statistic)
+    np.testing.assert_array_equal(result.p_value, p_value)
+
+
+def test_tukey_on_continuous_scores_is_scipys_and_reports_progress():
+    values = continuous(7, 30, seed=6)
+    done = []
+    result = tukey_hsd(values, progress=done.append)
+    statistic, p_value = _scipy(values)
+    np.testing.assert_array_equal(result.statistic, statistic)
+    np.testing.assert_array_equal(result.p_value, p_value)
+    assert sum(done) == 21
+
+
+def test_tukey_of_one_topic_is_nan():
+    result = tukey_hsd(np.array([[0.1], [0.2], [0.3]]))
+    assert np.isnan(result.p_value).all()
