@@ -13,7 +13,10 @@ from rest_framework.views import APIView
 
 from pooling.selectors import pool_or_404
 from scoring import selectors
+from scoring.analysis.corrections import CORRECTIONS
+from scoring.analysis.render import to_json
 from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
+from scoring.forms import LeaderboardForm
 from workbench.http import attachment
 from workbench.roles import IsOrganiser
 
@@ -111,3 +114,50 @@ class ScoresView(APIView):
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=409)
         return Response(scores.to_dict(orient="records"))
+
+
+class LeaderboardView(APIView):
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("measure", str, description="a trec_eval measure (default map)"),
+            OpenApiParameter(
+                "test", str, enum=[*LeaderboardForm.TEST_LABELS], description="default t"
+            ),
+            OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="holm"),
+            OpenApiParameter("alpha", float, description="significance level (0.05)"),
+        ],
+        responses={
+            200: OpenApiResponse(
+                description="{measure, topics, options, runs: [{rank, run, mean, n_topics, "
+                "ci_low, ci_high, bootstrap_low, bootstrap_high}], pairs: [{a, b, test, "
+                "statistic, p_value, p_adjusted, mean_difference, cohens_d, significant}], "
+                "excluded}: the JSON of manage.py leaderboard --format json"
+            ),
+            400: OpenApiResponse(description="A bad option or measure."),
+            409: OpenApiResponse(description="Nothing judged yet, or too large to score here."),
+        },
+    )
+    def get(self, request: Request, pool_id: int) -> Response:
+        """The runs ranked by a measure with confidence intervals and every pair tested."""
+        pool = pool_or_404(pool_id)
+        form = LeaderboardForm(request.query_params or {"measure": "map"})
+        if not form.is_valid():
+            return Response({"detail": form.error_text()}, status=400)
+        if not selectors.scores_in_request(pool):
+            detail = (
+                f"{selectors.scoring_cells(pool):,} run x topic pairs: use manage.py leaderboard"
+            )
+            return Response({"detail": detail}, status=409)
+        try:
+            board, _ = selectors.pool_leaderboard(
+                pool=pool,
+                measure=form.cleaned_data["measure"],
+                options=form.leaderboard_options(),
+            )
+        except selectors.NothingJudged as state:
+            return Response({"detail": str(state)}, status=409)
+        except selectors.ScoringError as error:
+            return Response({"detail": str(error)}, status=400)
+        return Response(to_json(board))

@@ -15,6 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 from django.conf import settings
@@ -30,6 +31,13 @@ from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec
 from pooling.topic_ids import topic_sort_key
 from scoring import exports, stability
+from scoring.analysis.leaderboard import (
+    Leaderboard,
+    LeaderboardError,
+    ScoreTable,
+    build_leaderboard,
+)
+from scoring.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
 from scoring.measures.catalog import TREC, MeasureError
@@ -518,3 +526,65 @@ def _ranking_stability(pool: Pool, measure: str, steps: int, state_time: str) ->
         per_topic = per_topic.assign(run_id=[tags[i] for i in per_topic["run"]])
         inferred = stability.spread_over_topics(per_topic)
     return StabilityReport(result, inferred_measure, inferred, state_time)
+
+
+# --------------------------------------------------------------------------
+# Leaderboard: ranked runs with significance tests, and its pictures
+
+# trec_eval's 11 recall levels of iprec_at_recall.
+RECALL_LEVELS = tuple(level / 10 for level in range(11))
+
+
+def pool_score_table(*, pool: Pool, measure: str) -> ScoreTable:
+    """One measure's per-topic values of every run against the pool's final labels
+    (as `pool_scores`: -c, so every run has every judged topic); kept in the
+    cache until the labels change, for the page and each of its pictures."""
+    key = f"score-table:{pool.pk}:{scores_version(pool, [measure])}"
+    table = cache.get(key)
+    if table is None:
+        report = pool_scores_report(pool=pool, measures=[measure], per_topic=True)
+        table = _score_table(report, measure)
+        cache.set(key, table, timeout=3600)
+    return table
+
+
+def _score_table(report: PoolScores, measure: str) -> ScoreTable:
+    scores = report.scores[report.scores["query_id"] != "all"]
+    name = TREC.select([measure])[0].names[0] if measure not in INFERRED_MEASURES else measure
+    scores = scores[scores["measure"] == name]
+    if scores.empty:
+        raise ScoringError(f"measure {measure!r} has no per-topic values for this pool")
+    runs = tuple(sorted(report.missing))
+    topics = tuple(report.judged_topics)
+    values = np.full((len(runs), len(topics)), np.nan)
+    run_index = {run: k for k, run in enumerate(runs)}
+    topic_index = {topic: k for k, topic in enumerate(topics)}
+    for run, topic, value in scores[["run_id", "query_id", "value"]].itertuples(index=False):
+        values[run_index[run], topic_index[topic]] = float(value)
+    return ScoreTable(name, runs, topics, values)
+
+
+def pool_leaderboard(
+    *, pool: Pool, measure: str, options: LeaderboardOptions
+) -> tuple[Leaderboard, ScoreTable]:
+    """The leaderboard of the pool's runs by one measure, and the values it rests on."""
+    table = pool_score_table(pool=pool, measure=measure)
+    try:
+        return build_leaderboard(table, options), table
+    except LeaderboardError as error:
+        raise ScoringError(str(error)) from None
+
+
+def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[float]]:
+    """Interpolated precision at the 11 recall levels, averaged over the judged
+    topics (trec_eval's iprec_at_recall), for each chosen run."""
+    report = pool_scores_report(pool=pool, measures=["iprec_at_recall"])
+    scores = report.scores
+    unknown = sorted(set(runs) - set(scores["run_id"]))
+    if unknown:
+        raise ScoringError(f"no run {', '.join(unknown)} in this campaign")
+    curves = {}
+    for run in runs:
+        mine = scores[scores["run_id"] == run].set_index("measure")["value"]
+        curves[run] = [float(mine[f"iprec_at_recall_{level:.2f}"]) for level in RECALL_LEVELS]
+    return curves

@@ -51,6 +51,7 @@ PURE_CORES = [
     "scoring.analysis.leaderboard",
     "scoring.analysis.render",
     "scoring.analysis.cli",
+    "scoring.plots",
     "scoring.tasks.sets",
     "scoring.tasks.codiesp",
     "scoring.tasks.scifact",

@@ -1,0 +1,174 @@
+"""The leaderboard page of a pool, its downloads and its pictures (organisers)."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from pooling.models import Pool
+from pooling.selectors import pool_or_404
+from scoring import plots, selectors
+from scoring.analysis import render as board_render
+from scoring.analysis.leaderboard import Leaderboard, ScoreTable
+from scoring.forms import LeaderboardForm
+from workbench.http import attachment
+from workbench.roles import organiser_required
+
+PLOTS = {
+    "box": "Per-topic values of each run",
+    "median": "A run against the median, per topic",
+    "matrix": "Significance of every pair",
+    "pr": "Precision-recall (11 points)",
+}
+DOWNLOADS = {"text": "text/plain", "tsv": "text/tab-separated-values", "json": "application/json"}
+DOWNLOADS |= {"latex": "application/x-latex"}
+_SUFFIX = {"text": "txt", "tsv": "tsv", "json": "json", "latex": "tex"}
+
+
+class _Unavailable(Exception):
+    """The page shows this instead of a leaderboard (nothing judged, bad input...)."""
+
+    def __init__(self, message: str, *, notice: bool = False) -> None:
+        super().__init__(message)
+        self.notice = notice
+
+
+def _board(pool: Pool, form: LeaderboardForm) -> tuple[Leaderboard, ScoreTable]:
+    if not form.is_valid():
+        raise _Unavailable(form.error_text())
+    if not selectors.scores_in_request(pool):
+        raise _Unavailable(
+            f"{selectors.scoring_cells(pool):,} run x topic pairs are more than a page scores "
+            f"while you wait: export the qrels and run python manage.py leaderboard."
+        )
+    try:
+        return selectors.pool_leaderboard(
+            pool=pool, measure=form.cleaned_data["measure"], options=form.leaderboard_options()
+        )
+    except selectors.NothingJudged as state:
+        raise _Unavailable(f"{str(state).capitalize()}.", notice=True) from None
+    except selectors.ScoringError as error:
+        raise _Unavailable(str(error)) from None
+
+
+@organiser_required
+def pool_leaderboard(request: HttpRequest, pool_id: int) -> HttpResponse:
+    """The runs ranked by one measure with confidence intervals, every pair tested,
+    and the pictures; `?download=text|tsv|json|latex` gives the table as a file."""
+    pool = pool_or_404(pool_id)
+    form = LeaderboardForm(request.GET or {"measure": "map"})
+    context: dict[str, Any] = {"pool": pool, "campaign": pool.campaign, "form": form}
+    try:
+        board, table = _board(pool, form)
+    except _Unavailable as why:
+        context["notice" if why.notice else "error"] = str(why)
+        status = 200 if why.notice else 400  # a state of the campaign, or a bad request
+        return render(request, "scoring/pool_leaderboard.html", context, status=status)
+    download = request.GET.get("download")
+    if download:
+        if download not in DOWNLOADS:
+            return HttpResponse(f"download: one of {', '.join(DOWNLOADS)}", status=400)
+        out = io.StringIO()
+        board_render.write_leaderboard(board, out, download)
+        name = f"{pool.campaign.slug}-pool{pool.pk}-leaderboard.{_SUFFIX[download]}"
+        return attachment(out.getvalue().encode(), name, DOWNLOADS[download])
+    context |= _board_context(pool, board, table, request)
+    return render(request, "scoring/pool_leaderboard.html", context)
+
+
+def _board_context(
+    pool: Pool, board: Leaderboard, table: ScoreTable, request: HttpRequest
+) -> dict[str, Any]:
+    test = board.options.tests[0]
+    keys = board_render.run_keys(len(board.runs))
+    key_of = {row.run: key for row, key in zip(board.runs, keys, strict=True)}
+    beaten = board.beaten(test)
+    query = {
+        k: v for k, v in request.GET.items() if k in {"measure", "test", "correction", "alpha"}
+    }
+    first = board.runs[0].run
+    chosen = request.GET.get("run") if request.GET.get("run") in table.runs else first
+    return {
+        "board": board,
+        "test": test,
+        "test_label": LeaderboardForm.TEST_LABELS[test],
+        "confidence": f"{100 * (1 - board.options.alpha):g}",
+        "rows": [
+            {
+                "rank": rank,
+                "key": key_of[row.run],
+                "row": row,
+                "beats": "".join(key_of[run] for run in beaten[row.run]),
+            }
+            for rank, row in enumerate(board.runs, start=1)
+        ],
+        "pairs": [pair for pair in board.pairs if pair.test == test],
+        "downloads": list(DOWNLOADS),
+        "query": urlencode(query),
+        "median_run": chosen,
+        "pr_runs": [row.run for row in board.runs[:5]],
+        "figures": [
+            {
+                "kind": kind,
+                "title": title,
+                "url": _plot_url(pool, kind, query, chosen, [row.run for row in board.runs[:5]]),
+            }
+            for kind, title in PLOTS.items()
+        ],
+    }
+
+
+def _plot_url(pool: Pool, kind: str, query: dict[str, str], run: str, runs: list[str]) -> str:
+    params = dict(query)
+    if kind == "median":
+        params["run"] = run
+    items = list(params.items()) + ([("runs", r) for r in runs] if kind == "pr" else [])
+    return reverse("scoring:leaderboard_plot", args=[pool.pk, kind]) + "?" + urlencode(items)
+
+
+@organiser_required
+def leaderboard_plot(request: HttpRequest, pool_id: int, kind: str) -> HttpResponse:
+    """One picture of the leaderboard: `?format=svg` (default), `png`, or `csv` for
+    its numbers."""
+    if kind not in PLOTS:
+        raise Http404(f"no picture {kind!r}")
+    pool = pool_or_404(pool_id)
+    fmt = request.GET.get("format", "svg")
+    if fmt not in {*plots.FORMATS, "csv"}:
+        return HttpResponse(f"format: one of {', '.join([*plots.FORMATS, 'csv'])}", status=400)
+    form = LeaderboardForm(request.GET or {"measure": "map"})
+    try:
+        board, table = _board(pool, form)
+        plot = _plot(pool, kind, board, table, request)
+    except (_Unavailable, plots.PlotError, selectors.ScoringError) as why:
+        return HttpResponse(str(why), status=400, content_type="text/plain; charset=utf-8")
+    name = f"{pool.campaign.slug}-pool{pool.pk}-{kind}.{fmt}"
+    if fmt == "csv":
+        return attachment(plot.csv().encode(), name, "text/csv")
+    response = HttpResponse(plot.render(fmt), content_type=plots.FORMATS[fmt])
+    if request.GET.get("download"):
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _plot(
+    pool: Pool, kind: str, board: Leaderboard, table: ScoreTable, request: HttpRequest
+) -> plots.Plot:
+    match kind:
+        case "box":
+            return plots.box_plot(board, table)
+        case "median":
+            return plots.difference_from_median(
+                board, table, request.GET.get("run") or board.runs[0].run
+            )
+        case "matrix":
+            return plots.significance_matrix(board, board.options.tests[0])
+        case _:
+            runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
+            curves = selectors.pool_precision_recall(pool=pool, runs=runs)
+            return plots.precision_recall(curves, selectors.RECALL_LEVELS)

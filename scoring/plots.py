@@ -1,0 +1,238 @@
+"""The leaderboard's pictures, drawn on the server with matplotlib. Pure core.
+
+Each builder returns a `Plot`: its title, its numbers as CSV, and a drawing
+function; `Plot.render("svg" | "png")` gives the file. matplotlib is loaded
+only when a picture is rendered (it costs 0.3 s), with the non-interactive
+Agg backend, so a server never opens a window.
+
+Readable on screen and in print: dark colours (contrast 4.5:1 or more on
+white: text and bars alike), text kept as text in the SVG (searchable,
+readable by screen readers), a title and labelled axes on every plot, and
+the SVG carries the title as its <title>.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from scoring.analysis.leaderboard import Leaderboard, ScoreTable
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
+
+# Contrast with white (WCAG): navy 10.6:1, dark red 8.0:1, dark grey 7.0:1.
+NAVY, DARK_RED, GREY = "#1b3a6b", "#9b1c31", "#555555"
+# Distinct dark colours for lines (each 4.5:1 or more on white), then dashes.
+LINE_COLOURS = ("#1b3a6b", "#9b1c31", "#1e6b3a", "#6b3a8c", "#8a5a00", "#005f73")
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
+class PlotError(ValueError):
+    """A picture that cannot be drawn from these numbers (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Plot:
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    draw: Callable[[Axes], None]
+    size: tuple[float, float] = (8.0, 4.5)  # inches
+
+    def csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.header)
+        writer.writerows(self.rows)
+        return out.getvalue()
+
+    def render(self, fmt: str) -> bytes:
+        if fmt not in FORMATS:
+            raise PlotError(f"format {fmt!r}: one of {', '.join(FORMATS)}")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.figure import Figure
+
+        # A Figure of our own, not pyplot's global state: requests run in threads.
+        figure = Figure(figsize=self.size, layout="constrained")
+        axes = figure.add_subplot()
+        axes.set_title(self.title, fontsize=11)
+        self.draw(axes)
+        out = io.BytesIO()
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench"}):
+            # Fixed metadata: the same numbers give the same bytes.
+            metadata = {"Title": self.title, "Date": None} if fmt == "svg" else {"Software": None}
+            figure.savefig(out, format=fmt, dpi=150, metadata=metadata)
+        return out.getvalue()
+
+
+def _ranked_values(board: Leaderboard, table: ScoreTable) -> np.ndarray:
+    """The table's values of the board's topics, rows in the board's rank order."""
+    rows = [table.runs.index(row.run) for row in board.runs]
+    columns = [table.topics.index(topic) for topic in board.topics]
+    return table.values[np.ix_(rows, columns)]
+
+
+def box_plot(board: Leaderboard, table: ScoreTable) -> Plot:
+    """The spread of each run's per-topic values, runs in rank order."""
+    values = _ranked_values(board, table)
+    names = [row.run for row in board.runs]
+
+    def draw(axes: Axes) -> None:
+        axes.boxplot(
+            list(values),
+            orientation="horizontal",
+            tick_labels=names,
+            showmeans=True,
+            medianprops={"color": DARK_RED},
+            meanprops={"marker": "D", "markerfacecolor": NAVY, "markeredgecolor": NAVY},
+            boxprops={"color": NAVY},
+            whiskerprops={"color": NAVY},
+            capprops={"color": NAVY},
+            flierprops={"markeredgecolor": GREY},
+        )
+        axes.invert_yaxis()  # the best run on top
+        axes.set_xlabel(f"{board.measure} per topic ({len(board.topics)} topics)")
+        axes.set_ylabel("run (ranked by mean; diamond: mean, red line: median)")
+        axes.grid(axis="x", color="#dddddd")
+
+    rows = tuple(
+        (run, topic, float(value))
+        for run, per_topic in zip(names, values, strict=True)
+        for topic, value in zip(board.topics, per_topic, strict=True)
+    )
+    return Plot(
+        f"{board.measure}: per-topic values of each run",
+        ("run", "topic", board.measure),
+        rows,
+        draw,
+        size=(8.0, max(3.0, 0.35 * len(names) + 1.5)),
+    )
+
+
+def difference_from_median(board: Leaderboard, table: ScoreTable, run: str) -> Plot:
+    """TREC's per-topic plot: the run's value minus the median of all runs, per topic."""
+    if run not in table.runs:
+        raise PlotError(f"no run {run!r} (runs: {', '.join(table.runs)})")
+    values = _ranked_values(board, table)
+    names = [row.run for row in board.runs]
+    mine = values[names.index(run)]
+    median = np.median(values, axis=0)
+    difference = mine - median
+    topics = list(board.topics)
+
+    def draw(axes: Axes) -> None:
+        colours = [NAVY if d >= 0 else DARK_RED for d in difference]
+        axes.bar(range(len(topics)), difference, color=colours)
+        axes.axhline(0, color="black", linewidth=0.8)
+        axes.set_xticks(range(len(topics)), topics, rotation=90 if len(topics) > 20 else 0)
+        axes.set_xlabel("topic")
+        axes.set_ylabel(f"{board.measure}: {run} minus the median")
+        axes.grid(axis="y", color="#dddddd")
+
+    rows = tuple(
+        (topic, float(m), float(med), float(d))
+        for topic, m, med, d in zip(topics, mine, median, difference, strict=True)
+    )
+    return Plot(
+        f"{run}: {board.measure} per topic against the median of {len(names)} runs",
+        ("topic", run, "median", "difference"),
+        rows,
+        draw,
+    )
+
+
+def significance_matrix(board: Leaderboard, test: str) -> Plot:
+    """Adjusted p-values of every pair by one test, runs in rank order (the matrix
+    is symmetric); * marks a significant difference, and with 12 runs or fewer
+    each cell shows its p-value."""
+    names = [row.run for row in board.runs]
+    pairs = [pair for pair in board.pairs if pair.test == test]
+    if not pairs and len(names) > 1:
+        raise PlotError(f"the leaderboard has no {test!r} test")
+    index = {name: k for k, name in enumerate(names)}
+    matrix = np.full((len(names), len(names)), np.nan)
+    for pair in pairs:
+        matrix[index[pair.a], index[pair.b]] = matrix[index[pair.b], index[pair.a]] = (
+            pair.p_adjusted
+        )
+    alpha = board.options.alpha
+
+    def draw(axes: Axes) -> None:
+        from matplotlib import colormaps
+
+        # Dark (p near 0) to light (p near 1); a run against itself is grey.
+        colours = colormaps["Blues_r"].with_extremes(bad="#bbbbbb")
+        image = axes.imshow(matrix, cmap=colours, vmin=0.0, vmax=1.0)
+        axes.set_xticks(range(len(names)), names, rotation=90)
+        axes.set_yticks(range(len(names)), names)
+        for pair in pairs:
+            i, j = index[pair.a], index[pair.b]
+            # White on the dark half, black on the light half: both 4.5:1 or more.
+            ink = "white" if pair.p_adjusted < 0.5 else "black"
+            mark = "*" if pair.significant else ""
+            text = f"{pair.p_adjusted:.2f}{mark}" if len(names) <= 12 else mark
+            for row, column in ((i, j), (j, i)):
+                axes.text(column, row, text, ha="center", va="center", color=ink, fontsize=7)
+        axes.set_xlabel("run")
+        axes.set_ylabel("run (*: significant difference)")
+        axes.figure.colorbar(image, ax=axes, label=f"p adjusted ({board.options.correction})")
+
+    rows = tuple(
+        (pair.a, pair.b, pair.p_value, pair.p_adjusted, pair.significant) for pair in pairs
+    )
+    side = max(4.0, 0.3 * len(names) + 2.5)
+    return Plot(
+        f"{board.measure}: {test} test of every pair, alpha {alpha:g}",
+        ("a", "b", "p_value", "p_adjusted", "significant"),
+        rows,
+        draw,
+        size=(side + 1.5, side),
+    )
+
+
+def precision_recall(curves: Mapping[str, Sequence[float]], recall: Sequence[float]) -> Plot:
+    """Interpolated precision at each recall level, one line per run (trec_eval's
+    iprec_at_recall, averaged over topics)."""
+    if not curves:
+        raise PlotError("choose at least one run")
+
+    def draw(axes: Axes) -> None:
+        for k, (run, precision) in enumerate(curves.items()):
+            axes.plot(
+                recall,
+                precision,
+                color=LINE_COLOURS[k % len(LINE_COLOURS)],
+                linestyle=LINE_STYLES[(k // len(LINE_COLOURS)) % len(LINE_STYLES)],
+                marker="o",
+                markersize=3,
+                label=run,
+            )
+        axes.set_xlim(0, 1)
+        axes.set_ylim(0, 1)
+        axes.set_xlabel("recall")
+        axes.set_ylabel("interpolated precision")
+        axes.grid(color="#dddddd")
+        axes.legend(loc="upper right", fontsize=8)
+
+    rows = tuple(
+        (run, float(r), float(p))
+        for run, precision in curves.items()
+        for r, p in zip(recall, precision, strict=True)
+    )
+    return Plot(
+        f"Interpolated precision-recall ({len(recall)} recall levels)",
+        ("run", "recall", "precision"),
+        rows,
+        draw,
+        size=(6.5, 5.0),
+    )

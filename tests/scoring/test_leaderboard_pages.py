@@ -1,0 +1,175 @@
+"""The leaderboard of a pool: page, downloads, pictures and API, equal to
+`manage.py leaderboard` on the exported qrels and the runs' files."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from pooling.models import Run
+from scoring import selectors
+from tests.helpers import make_campaign, make_pool
+
+pytestmark = pytest.mark.django_db
+
+
+def leaderboard_url(pool, **params) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return reverse("scoring:pool_leaderboard", args=[pool.pk]) + (f"?{query}" if query else "")
+
+
+def command_json(pool, tmp_path, *arguments: str) -> dict:
+    """`manage.py leaderboard` on what an organiser would download: the qrels
+    export and the runs as uploaded, scored as the page scores (-c)."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text(selectors.qrels_export(pool=pool, fmt="qrels")[0].text)
+    runs = []
+    for run in Run.objects.order_by("tag"):
+        path = tmp_path / run.tag
+        path.write_bytes(run.original_file.read())
+        runs.append(str(path))
+    out = io.StringIO()
+    call_command(
+        "leaderboard", *runs, "--qrels", str(qrels), "-c", "--format", "json", *arguments,
+        stdout=out,
+    )  # fmt: skip
+    return json.loads(out.getvalue())
+
+
+def test_the_page_ranks_the_runs_as_the_command_does(organiser_client, pool, tmp_path):
+    page = organiser_client.get(leaderboard_url(pool, measure="P.10", test="wilcoxon"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    expected = command_json(pool, tmp_path, "-m", "P.10", "--test", "wilcoxon")
+    board = page.context["board"]
+    assert [row.run for row in board.runs] == [row["run"] for row in expected["runs"]]
+    assert [row.mean for row in board.runs] == pytest.approx(
+        [row["mean"] for row in expected["runs"]], abs=1e-12
+    )
+    assert [p.p_adjusted for p in page.context["pairs"]] == pytest.approx(
+        [p["p_adjusted"] for p in expected["pairs"]], abs=1e-12
+    )
+    first = expected["runs"][0]
+    assert f'data-run="{first["run"]}"' in html
+    assert f"{first['mean']:.4f}" in html
+    assert "Intervals at 95%:" in html
+    # Every picture is on the page, served by our own view.
+    for kind in ("box", "median", "matrix", "pr"):
+        assert f'data-plot="{kind}"' in html
+        assert reverse("scoring:leaderboard_plot", args=[pool.pk, kind]) in html
+
+
+def test_significance_marks_name_the_runs_beaten(organiser_client, pool):
+    page = organiser_client.get(leaderboard_url(pool, measure="map", test="t"))
+    rows = page.context["rows"]
+    board = page.context["board"]
+    keys = {row["row"].run: row["key"] for row in rows}
+    for row in rows:
+        beaten = board.beaten("t")[row["row"].run]
+        assert row["beats"] == "".join(keys[run] for run in beaten)
+
+
+def test_downloads_are_the_command_formats(organiser_client, pool, tmp_path):
+    as_json = organiser_client.get(leaderboard_url(pool, download="json"))
+    assert as_json["Content-Disposition"].endswith('leaderboard.json"')
+    data = json.loads(as_json.content)
+    expected = command_json(pool, tmp_path)
+    assert [r["run"] for r in data["runs"]] == [r["run"] for r in expected["runs"]]
+    latex = organiser_client.get(leaderboard_url(pool, download="latex")).content.decode()
+    assert "\\toprule" in latex
+    assert "\\bottomrule" in latex
+    assert organiser_client.get(leaderboard_url(pool, download="pdf")).status_code == 400
+
+
+@pytest.mark.parametrize("kind", ["box", "median", "matrix", "pr"])
+def test_each_picture_comes_as_svg_png_and_csv(organiser_client, pool, kind):
+    url = reverse("scoring:leaderboard_plot", args=[pool.pk, kind]) + "?measure=map"
+    svg = organiser_client.get(url)
+    assert svg["Content-Type"] == "image/svg+xml"
+    text = svg.content.decode()
+    assert "<title>" in text
+    # Nothing to fetch: no linked image, font or style (XML namespaces are names).
+    assert not re.search(r'href="https?:|url\(https?:|@import', text)
+    png = organiser_client.get(url + "&format=png")
+    assert png["Content-Type"] == "image/png"
+    assert png.content.startswith(b"\x89PNG")
+    table = organiser_client.get(url + "&format=csv").content.decode().splitlines()
+    assert len(table) > 1
+    header = table[0].split(",")
+    if kind == "pr":
+        assert header == ["run", "recall", "precision"]
+        # 11 recall levels for each of the top five runs.
+        assert len(table) == 1 + 11 * 5
+
+
+def test_the_median_picture_is_of_the_chosen_run(organiser_client, pool):
+    board = selectors.pool_leaderboard(
+        pool=pool, measure="map", options=selectors.LeaderboardOptions()
+    )[0]
+    run = board.runs[-1].run
+    url = reverse("scoring:leaderboard_plot", args=[pool.pk, "median"])
+    table = organiser_client.get(url + f"?measure=map&run={run}&format=csv").content.decode()
+    assert table.splitlines()[0] == f"topic,{run},median,difference"
+    assert organiser_client.get(url + "?run=nosuch").status_code == 400
+
+
+def test_bad_requests_are_4xx_with_the_reason(organiser_client, pool):
+    for params, reason in [
+        ({"alpha": "2"}, "alpha"),
+        ({"test": "chi2"}, "test"),
+        ({"measure": "nosuch"}, "nosuch"),
+    ]:
+        page = organiser_client.get(leaderboard_url(pool, **params))
+        assert page.status_code == 400
+        assert reason in page.context["error"]
+    plot = reverse("scoring:leaderboard_plot", args=[pool.pk, "box"])
+    assert organiser_client.get(plot + "?format=gif").status_code == 400
+    assert (
+        organiser_client.get(reverse("scoring:leaderboard_plot", args=[pool.pk, "pie"])).status_code
+        == 404
+    )
+
+
+def test_nothing_judged_is_a_notice_not_an_error(organiser_client):
+    campaign = make_campaign()
+    pool = make_pool(campaign, {"301": ["d1"]})
+    page = organiser_client.get(leaderboard_url(pool))
+    assert page.status_code == 200
+    assert "nothing is judged" in page.context["notice"].lower()
+
+
+def test_the_api_gives_the_command_json(organiser, assessor, pool, tmp_path):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
+    url = f"/api/pools/{pool.pk}/leaderboard/"
+    data = api.get(url, {"measure": "map", "test": "sign", "correction": "bonferroni"}).json()
+    expected = command_json(pool, tmp_path, "--test", "sign", "--correction", "bonferroni")
+    assert [(r["run"], r["n_topics"]) for r in data["runs"]] == [
+        (r["run"], r["n_topics"]) for r in expected["runs"]
+    ]
+    assert [r["ci_low"] for r in data["runs"]] == pytest.approx(
+        [r["ci_low"] for r in expected["runs"]]
+    )
+    assert [(p["a"], p["b"]) for p in data["pairs"]] == [
+        (p["a"], p["b"]) for p in expected["pairs"]
+    ]
+    assert [p["p_adjusted"] for p in data["pairs"]] == pytest.approx(
+        [p["p_adjusted"] for p in expected["pairs"]]
+    )
+    assert api.get(url, {"test": "chi2"}).status_code == 400
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=assessor).key}")
+    assert stranger.get(url).status_code == 403
+
+
+def test_assessors_see_no_leaderboard_or_picture(assessor_client, pool):
+    assert assessor_client.get(leaderboard_url(pool)).status_code == 403
+    plot = reverse("scoring:leaderboard_plot", args=[pool.pk, "box"])
+    assert assessor_client.get(plot).status_code == 403
