@@ -165,7 +165,7 @@ class Scores:
     result: codiesp.Result | dict[str, float] = field(repr=False)
 
 
-def _read_all(readers: Sequence[Callable[[], Any]]) -> list[Any]:
+def read_all(readers: Sequence[Callable[[], Any]]) -> list[Any]:
     """Call every reader; one InputError with the problems of all the files that fail."""
     values, errors = [], []
     for reader in readers:
@@ -193,7 +193,7 @@ def read_gold(task_subtask: Subtask, gold: NamedFile, codes: Sequence[NamedFile]
     if task_subtask.task == SCIFACT:
         return Gold(task_subtask, scifact.read_claims(gold.data, name=gold.name))
     read = codiesp.read_x_gold if task_subtask.code == "X" else codiesp.read_codings
-    rows, *code_sets = _read_all(
+    rows, *code_sets = read_all(
         [
             partial(read, gold.data, name=gold.name),
             *(partial(codiesp.read_codes, file.data, name=file.name) for file in codes),
