@@ -38,7 +38,6 @@ from pooling.models import (
     PoolEntry,
     PoolRevision,
     Run,
-    TaskKind,
     Topic,
 )
 from pooling.problems import InputError, Problem, ProblemLog
@@ -82,7 +81,7 @@ def campaign_create(
     label_schema: dict[str, Any] | None = None,
     judgment_budget: int | None = None,
     budget_counts_adjudications: bool = True,
-    task_kind: str = TaskKind.RANKED,
+    task_kind: str = "ranked",  # TaskKind.RANKED
     created_by: Any = None,
 ) -> Campaign:
     campaign = Campaign(
