@@ -39,16 +39,20 @@ class BundleForm(forms.Form):
 
 
 class _SubtaskForm(forms.Form):
-    """A form whose `subtask` choices are the campaign's subtasks."""
+    """A form whose `subtask` choices are the campaign's subtasks. Its ids start
+    with `id_prefix`: the gold and submission forms share a page and field names."""
 
     subtask = forms.ChoiceField()
+    id_prefix = ""
 
     def __init__(self, *args: Any, subtasks: Sequence[Subtask], **kwargs: Any):
+        kwargs.setdefault("auto_id", f"id_{self.id_prefix}_%s")
         super().__init__(*args, **kwargs)
         self.fields["subtask"].choices = [(s.code, s.label) for s in subtasks]
 
 
 class TaskGoldForm(_SubtaskForm):
+    id_prefix = "gold"
     # Empty files reach the readers, which say what is wrong with them.
     file = forms.FileField(label="Gold file", allow_empty_file=True)
     codes = MultipleFileField(
@@ -68,6 +72,7 @@ class TaskGoldForm(_SubtaskForm):
 
 
 class TaskSubmissionForm(_SubtaskForm):
+    id_prefix = "submission"
     name = forms.CharField(
         required=False,
         strip=True,
