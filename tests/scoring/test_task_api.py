@@ -3,8 +3,12 @@ column, a submission's documents equal to the pure core's, and who may use it.""
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -255,3 +259,23 @@ def test_the_schema_describes_the_task_api(organiser_client):
         "get",
         "delete",
     }
+
+
+def test_the_api_and_the_command_give_the_same_numbers(api, three_teams, tmp_path):
+    """One scorer behind both: the API's full precision is `manage.py codiesp --format json`'s."""
+    for name, data in (("gold", CODIESP_GOLD), ("run", CODIESP_RUN), ("codes", CODIESP_CODES)):
+        (tmp_path / f"{name}.tsv").write_bytes(data)
+    out = io.StringIO()
+    call_command(
+        "codiesp",
+        *("--subtask", "D", "--gold", str(tmp_path / "gold.tsv")),
+        *("--pred", str(tmp_path / "run.tsv"), "--codes", str(tmp_path / "codes.tsv")),
+        "--format",
+        "json",
+        stdout=out,
+    )
+    command = json.loads(out.getvalue())
+    hand = TaskSubmission.objects.get(name="hand")
+    body = api.get(f"{BASE}/submissions/{hand.pk}/").json()
+    assert body["scores"] == {key: command[key] for key in ("map", "precision", "recall", "f1")}
+    assert {d["document"]: d["scores"] for d in body["documents"]} == command["per_document"]
