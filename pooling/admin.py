@@ -6,11 +6,12 @@ from workbench.admin_site import OrganiserModelAdmin
 
 @admin.register(Campaign)
 class CampaignAdmin(OrganiserModelAdmin):
-    list_display = ["name", "slug", "judgment_budget", "created_at"]
+    list_display = ["name", "slug", "task_kind", "judgment_budget", "created_at"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "slug"]
-    # Changed on the campaign's edit page only, which refuses it once there are judgments.
-    readonly_fields = ["label_schema"]
+    # Changed on the campaign's edit page only, which refuses the schema once there are
+    # judgments and the task kind once there are runs, gold files or submissions.
+    readonly_fields = ["label_schema", "task_kind"]
 
 
 @admin.register(Topic)

@@ -29,7 +29,15 @@ from workbench.roles import IsOrganiser
 class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
-        fields = ["slug", "name", "description", "judgment_budget", "label_schema", "created_at"]
+        fields = [
+            "slug",
+            "name",
+            "task_kind",
+            "description",
+            "judgment_budget",
+            "label_schema",
+            "created_at",
+        ]
 
 
 class RunSerializer(serializers.ModelSerializer):

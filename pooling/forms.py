@@ -57,6 +57,7 @@ class CampaignForm(forms.ModelForm):
         fields = [
             "name",
             "slug",
+            "task_kind",
             "description",
             "guidelines",
             "judgment_budget",
@@ -122,6 +123,7 @@ class CampaignEditForm(CampaignForm):
     class Meta(CampaignForm.Meta):
         fields = [
             "name",
+            "task_kind",
             "description",
             "guidelines",
             "judgment_budget",
@@ -133,6 +135,7 @@ class CampaignEditForm(CampaignForm):
     def initial_for(campaign: Campaign) -> dict[str, Any]:
         return {
             "name": campaign.name,
+            "task_kind": campaign.task_kind,
             "description": campaign.description,
             "guidelines": campaign.guidelines,
             "judgment_budget": campaign.judgment_budget,
@@ -142,7 +145,7 @@ class CampaignEditForm(CampaignForm):
         }
 
 
-def _check_size(upload: UploadedFile) -> UploadedFile:
+def check_upload_size(upload: UploadedFile) -> UploadedFile:
     limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
     if upload.size and upload.size > limit:
         raise forms.ValidationError(
@@ -162,14 +165,14 @@ class TopicUploadForm(forms.Form):
     format = forms.ChoiceField(choices=_format_choices(TOPIC_FORMATS), required=False)
 
     def clean_file(self) -> UploadedFile:
-        return _check_size(self.cleaned_data["file"])
+        return check_upload_size(self.cleaned_data["file"])
 
 
 class AnswerUploadForm(forms.Form):
     file = forms.FileField(label="Answers file (topics_efficacy)", allow_empty_file=True)
 
     def clean_file(self) -> UploadedFile:
-        return _check_size(self.cleaned_data["file"])
+        return check_upload_size(self.cleaned_data["file"])
 
 
 class DocumentUploadForm(forms.Form):
@@ -177,7 +180,7 @@ class DocumentUploadForm(forms.Form):
     format = forms.ChoiceField(choices=_format_choices(DOCUMENT_FORMATS), required=False)
 
     def clean_file(self) -> UploadedFile:
-        return _check_size(self.cleaned_data["file"])
+        return check_upload_size(self.cleaned_data["file"])
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -188,8 +191,10 @@ class MultipleFileField(forms.FileField):
     widget = MultipleFileInput
 
     def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
+        """Every file, each within the size limit; none (not required) is an empty list."""
         files = data if isinstance(data, list | tuple) else [data]
-        return [_check_size(super(MultipleFileField, self).clean(f, initial)) for f in files]
+        cleaned = [super(MultipleFileField, self).clean(f, initial) for f in files]
+        return [check_upload_size(f) for f in cleaned if f is not None]
 
 
 class RunUploadForm(forms.Form):
@@ -204,7 +209,7 @@ class RunReplaceForm(forms.Form):
     file = forms.FileField(label="Corrected run file", allow_empty_file=True)
 
     def clean_file(self) -> UploadedFile:
-        return _check_size(self.cleaned_data["file"])
+        return check_upload_size(self.cleaned_data["file"])
 
 
 DEFAULT_POOL_PRESET = "depth-20"

@@ -26,6 +26,15 @@ def validate_label_schema(value: Any) -> None:
         raise ValidationError(problems)
 
 
+class TaskKind(models.TextChoices):
+    """What a campaign evaluates: ranked runs judged in pools, or a task whose
+    gold and submissions are scored by its official rules (`scoring.tasks`)."""
+
+    RANKED = "ranked", "Ranked retrieval"
+    CODIESP = "codiesp", "CodiEsp clinical coding"
+    SCIFACT = "scifact", "SciFact claim verification"
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
@@ -39,6 +48,13 @@ class Campaign(models.Model):
         default=True,
         help_text="Adjudications are paid from the judgment budget too (each counts once).",
     )
+    task_kind = models.CharField(
+        max_length=16,
+        choices=TaskKind.choices,
+        default=TaskKind.RANKED,
+        help_text="Ranked retrieval: runs, pools and judging. CodiEsp or SciFact: "
+        "submissions scored against a gold file by the task's official rules.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -49,6 +65,11 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_task(self) -> bool:
+        """A CodiEsp or SciFact campaign, not ranked retrieval."""
+        return self.task_kind != TaskKind.RANKED
 
     @property
     def schema(self) -> LabelSchema:

@@ -51,6 +51,27 @@ def campaign_schema_lock(campaign: Campaign) -> str:
     )
 
 
+def campaign_task_kind_lock(campaign: Campaign) -> str:
+    """Why the campaign's task kind can no longer change; empty while it can.
+
+    Runs of a ranked campaign, gold files and submissions of a task campaign
+    belong to their kind. The task files are counted through the reverse
+    relations, so that pooling does not import the scoring app, which depends on it.
+    """
+    what = [
+        (campaign.runs.count(), "run"),
+        (campaign.task_golds.count(), "gold file"),
+        (campaign.task_submissions.count(), "submission"),
+    ]
+    held = [f"{n:,} {noun}{'' if n == 1 else 's'}" for n, noun in what if n]
+    if not held:
+        return ""
+    return (
+        f"{campaign.name} already has {' and '.join(held)}: its task kind can no longer "
+        "change; create another campaign for another kind."
+    )
+
+
 def campaign_budget(campaign: Campaign) -> BudgetState:
     """The campaign's budget against the judgments stored now (never a counter).
 

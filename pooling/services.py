@@ -40,11 +40,12 @@ from pooling.models import (
     Run,
     Topic,
 )
-from pooling.problems import InputError, ProblemLog
+from pooling.problems import InputError, Problem, ProblemLog
 from pooling.run_files import ParsedRun
 from pooling.selectors import (
     campaign_budget,
     campaign_schema_lock,
+    campaign_task_kind_lock,
     judged_pairs,
     pool_entries_frame,
     pool_revision_preview,
@@ -80,6 +81,7 @@ def campaign_create(
     label_schema: dict[str, Any] | None = None,
     judgment_budget: int | None = None,
     budget_counts_adjudications: bool = True,
+    task_kind: str = "ranked",  # TaskKind.RANKED
     created_by: Any = None,
 ) -> Campaign:
     campaign = Campaign(
@@ -89,6 +91,7 @@ def campaign_create(
         guidelines=guidelines,
         judgment_budget=judgment_budget,
         budget_counts_adjudications=budget_counts_adjudications,
+        task_kind=task_kind,
         created_by=created_by,
     )
     if label_schema is not None:
@@ -107,8 +110,10 @@ def campaign_update(
     judgment_budget: int | None,
     label_schema: dict[str, Any],
     budget_counts_adjudications: bool = True,
+    task_kind: str | None = None,
 ) -> Campaign:
-    """Change a campaign; its label schema only while it has no judgment.
+    """Change a campaign; its label schema only while it has no judgment, its task
+    kind (None: unchanged) only while it has no runs, gold files or submissions.
 
     Raises ValidationError (field: messages) and changes nothing when refused.
     """
@@ -118,6 +123,11 @@ def campaign_update(
             reason = campaign_schema_lock(campaign)
             if reason:
                 raise ValidationError({"label_schema": [reason]})
+        if task_kind is not None and task_kind != campaign.task_kind:
+            reason = campaign_task_kind_lock(campaign)
+            if reason:
+                raise ValidationError({"task_kind": [reason]})
+            campaign.task_kind = task_kind
         campaign.name = name
         campaign.description = description
         campaign.guidelines = guidelines
@@ -338,6 +348,12 @@ def runs_check(
     Two files of one batch with the same tag are caught too: the second
     finds the tag already used. The tag of the run being replaced is free.
     """
+    if campaign.is_task:
+        reason = (
+            f"{campaign.name} is a {campaign.get_task_kind_display()} campaign: it takes "
+            "gold files and submissions on its task page, not runs"
+        )
+        raise InputError([Problem(upload.name, 0, reason) for upload in uploads])
     known = set(campaign.topics.values_list("topic_id", flat=True))
     used = set(campaign.runs.values_list("tag", flat=True)) - {getattr(replacing, "tag", None)}
     checked = []

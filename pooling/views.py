@@ -84,6 +84,7 @@ def _campaign_form(
         "form": form,
         "campaign": campaign,
         "schema_lock": selectors.campaign_schema_lock(campaign) if campaign else "",
+        "task_kind_lock": selectors.campaign_task_kind_lock(campaign) if campaign else "",
     }
     status = 400 if form.is_bound else 200
     return render(request, "pooling/campaign_form.html", context, status=status)
@@ -92,6 +93,8 @@ def _campaign_form(
 @organiser_required
 def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _get_campaign_for_organiser(slug)
+    if campaign.is_task:  # no runs or pools: its gold and submissions (the scoring app)
+        return redirect("scoring:task_campaign", slug=campaign.slug)
     return render(request, "pooling/campaign_detail.html", _detail_context(campaign))
 
 

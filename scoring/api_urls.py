@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import api
+from scoring import api, task_api
 
 urlpatterns = [
     path(
@@ -13,5 +13,21 @@ urlpatterns = [
         "pools/<int:pool_id>/leaderboard/",
         api.LeaderboardView.as_view(),
         name="api-pool-leaderboard",
+    ),
+    path("campaigns/<slug:slug>/gold/", task_api.TaskGoldView.as_view(), name="api-task-gold"),
+    path(
+        "campaigns/<slug:slug>/submissions/",
+        task_api.TaskSubmissionsView.as_view(),
+        name="api-task-submissions",
+    ),
+    path(
+        "campaigns/<slug:slug>/submissions/<int:submission_id>/",
+        task_api.TaskSubmissionView.as_view(),
+        name="api-task-submission",
+    ),
+    path(
+        "campaigns/<slug:slug>/scores/<str:subtask>/",
+        task_api.TaskScoresView.as_view(),
+        name="api-task-scores",
     ),
 ]

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from django import forms
+from collections.abc import Sequence
+from typing import Any
 
+from django import forms
+from django.core.files.uploadedfile import UploadedFile
+
+from pooling.forms import MultipleFileField, check_upload_size
 from scoring.analysis.corrections import CORRECTIONS
 from scoring.analysis.leaderboard import TESTS
 from scoring.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.exports import FORMATS
+from scoring.models import MAX_SUBMISSION_NAME
 from scoring.selectors import STABILITY_MEASURES
+from scoring.tasks import subtasks
+from scoring.tasks.subtasks import Subtask
 
 
 class StabilityForm(forms.Form):
@@ -61,3 +69,72 @@ class LeaderboardForm(forms.Form):
 
     def error_text(self) -> str:
         return "; ".join(f"{field}: {errors[0]}" for field, errors in self.errors.items())
+
+
+# --------------------------------------------------------------------------
+# Task campaigns (CodiEsp, SciFact)
+
+
+class _SubtaskForm(forms.Form):
+    """A form whose `subtask` choices are the campaign's subtasks. Its ids start
+    with `id_prefix`: the gold and submission forms share a page and field names."""
+
+    subtask = forms.ChoiceField()
+    id_prefix = ""
+
+    def __init__(self, *args: Any, subtasks: Sequence[Subtask], **kwargs: Any):
+        kwargs.setdefault("auto_id", f"id_{self.id_prefix}_%s")
+        super().__init__(*args, **kwargs)
+        self.fields["subtask"].choices = [(s.code, s.label) for s in subtasks]
+
+
+class TaskGoldForm(_SubtaskForm):
+    id_prefix = "gold"
+    # Empty files reach the readers, which say what is wrong with them.
+    file = forms.FileField(label="Gold file", allow_empty_file=True)
+    codes = MultipleFileField(
+        label="Valid-code lists",
+        required=False,
+        allow_empty_file=True,
+        help_text="CodiEsp: D's list for D, P's for P, both for X.",
+    )
+
+    def __init__(self, *args: Any, subtasks: Sequence[Subtask], **kwargs: Any):
+        super().__init__(*args, subtasks=subtasks, **kwargs)
+        if not any(s.takes_codes for s in subtasks):
+            del self.fields["codes"]
+
+    def clean_file(self) -> UploadedFile:
+        return check_upload_size(self.cleaned_data["file"])
+
+
+class TaskSubmissionForm(_SubtaskForm):
+    id_prefix = "submission"
+    name = forms.CharField(
+        required=False,
+        strip=True,
+        max_length=MAX_SUBMISSION_NAME,
+        help_text="Default: the file's name without its extension.",
+    )
+    file = forms.FileField(label="Submission file", allow_empty_file=True)
+
+    def clean_file(self) -> UploadedFile:
+        return check_upload_size(self.cleaned_data["file"])
+
+
+class TaskSortForm(forms.Form):
+    """`?sort=`: a column of the table, `-column` for descending."""
+
+    sort = forms.ChoiceField(required=False)
+
+    def __init__(self, *args: Any, subtask: Subtask, documents: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        choices = subtasks.sort_choices(subtask, documents=documents)
+        self.fields["sort"].choices = [(c, c) for c in choices]
+        self.default = subtasks.default_sort(subtask, documents=documents)
+
+    def order(self) -> str:
+        """The order asked for; the default one when none (or a bad one) is asked."""
+        if self.is_valid() and self.cleaned_data["sort"]:
+            return self.cleaned_data["sort"]
+        return self.default

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import leaderboard_views, views
+from scoring import leaderboard_views, task_views, views
 
 app_name = "scoring"
 urlpatterns = [
@@ -20,4 +20,22 @@ urlpatterns = [
     path("pools/<int:pool_id>/qrels/<str:fmt>/", views.qrels_download, name="qrels_download"),
     path("pools/<int:pool_id>/bundle/", views.bundle_download, name="bundle_download"),
     path("pools/<int:pool_id>/bundle/job/", views.bundle_job, name="bundle_job"),
+    path("tasks/<slug:slug>/", task_views.task_campaign, name="task_campaign"),
+    path("tasks/<slug:slug>/gold/", task_views.task_gold_upload, name="task_gold_upload"),
+    path(
+        "tasks/<slug:slug>/submissions/",
+        task_views.task_submission_upload,
+        name="task_submission_upload",
+    ),
+    path(
+        "tasks/<slug:slug>/submissions/<int:submission_id>/",
+        task_views.task_submission,
+        name="task_submission",
+    ),
+    path(
+        "tasks/<slug:slug>/submissions/<int:submission_id>/delete/",
+        task_views.task_submission_delete,
+        name="task_submission_delete",
+    ),
+    path("tasks/<slug:slug>/scores/<str:subtask>/", task_views.task_scores, name="task_scores"),
 ]

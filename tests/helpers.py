@@ -110,3 +110,52 @@ def hide_values_in_pool_entries(pool) -> None:
 def assert_nothing_leaks(text: str, *extra: str) -> None:
     for marker in (*LEAK_MARKERS, *extra):
         assert marker not in text, f"{marker!r} is shown to an assessor"
+
+
+# --------------------------------------------------------------------------
+# Task campaigns (CodiEsp, SciFact)
+
+# CodiEsp D, the golden case hand_small: MAP 0.472, P 4/7, R 1 (tests/scoring/tasks/golden).
+CODIESP_GOLD = b"a\tx1\na\tx2\na\tx3\nb\tx1\n"
+CODIESP_CODES = b"x1\nx2\nX3\nx9\n"
+CODIESP_RUN = b"a\tX3\nb\tx9\na\tx1\nb\tx1\na\tx9\na\tx2\na\tx3\nc\tx1\n"
+SCIFACT_CLAIMS = (
+    b'{"id": 4, "evidence": {"7": [{"sentences": [2, 3], "label": "SUPPORT"}, '
+    b'{"sentences": [9], "label": "SUPPORT"}], "8": [{"sentences": [1], "label": "SUPPORT"}]}}\n'
+    b'{"id": 5, "evidence": {}}\n'
+)
+SCIFACT_PREDICTIONS = (
+    b'{"id": 4, "evidence": {"7": {"sentences": [3, 9, 14], "label": "SUPPORT"}}}\n'
+    b'{"id": 5, "evidence": {"3": {"sentences": [0], "label": "CONTRADICT"}}}\n'
+)
+
+
+def make_task_campaign(slug: str = "codiesp", *, task_kind: str = "codiesp") -> Campaign:
+    return services.campaign_create(name=slug.upper(), slug=slug, task_kind=task_kind)
+
+
+def make_task_gold(
+    campaign: Campaign,
+    subtask: str = "D",
+    gold: bytes = CODIESP_GOLD,
+    codes: tuple[bytes, ...] = (CODIESP_CODES,),
+):
+    from scoring import services as scoring_services
+
+    return scoring_services.task_gold_upload(
+        campaign=campaign,
+        subtask=subtask,
+        gold=scoring_services.TaskUpload("gold.tsv", gold),
+        codes=[scoring_services.TaskUpload(f"codes{i}.tsv", data) for i, data in enumerate(codes)],
+    )
+
+
+def make_submission(campaign: Campaign, name: str, data: bytes, subtask: str = "D"):
+    from scoring import services as scoring_services
+
+    return scoring_services.task_submission_upload(
+        campaign=campaign,
+        subtask=subtask,
+        name=name,
+        upload=scoring_services.TaskUpload(f"{name}.txt", data),
+    )

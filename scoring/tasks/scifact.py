@@ -28,7 +28,7 @@ The twelve numbers are precision, recall and F1 of four counts:
 Predicted abstracts and sentences are counted as given (a sentence predicted
 twice counts twice in the precision's denominator, once at most as correct);
 gold sentences are counted as listed in the rationales. A zero denominator
-gives 0, and so does F1 when P + R is 0.
+gives 0, and so does F1 when P + R is 0. `per_claim` scores each claim on its own.
 """
 
 from __future__ import annotations
@@ -323,6 +323,17 @@ def score(gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]) ->
     result |= _prf(*sentences, counts.correct_selection, "sentence_selection")
     result |= _prf(*sentences, counts.correct_label, "sentence_label")
     return result
+
+
+def per_claim(
+    gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]
+) -> dict[int, dict[str, float]]:
+    """Each claim's twelve numbers, in gold order: the evaluator's scores of that claim
+    alone (a claim with no gold evidence and nothing predicted gets zeros, as a file
+    of that one claim would)."""
+    return {
+        claim: score({claim: truth}, {claim: predictions[claim]}) for claim, truth in gold.items()
+    }
 
 
 def text_lines(result: dict[str, float]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The admin leaves the label schema to the campaign's edit page, which guards it."""
+"""The admin leaves the label schema and task kind to the campaign's edit page, which guards them."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ def test_the_admin_cannot_change_a_campaigns_label_schema(organiser_client):
     url = reverse("admin:pooling_campaign_change", args=[campaign.pk])
     page = organiser_client.get(url).content.decode()
     assert 'name="label_schema"' not in page
+    assert 'name="task_kind"' not in page
     response = organiser_client.post(
         url,
         {
@@ -27,9 +28,11 @@ def test_the_admin_cannot_change_a_campaigns_label_schema(organiser_client):
             "guidelines": "",
             "judgment_budget": "",
             "label_schema": json.dumps(SCHEMA_PRESETS["binary"].data),
+            "task_kind": "codiesp",
         },
     )
     assert response.status_code == 302
     campaign.refresh_from_db()
     assert campaign.name == "Renamed"
     assert campaign.label_schema == SCHEMA_PRESETS["decision"].data
+    assert campaign.task_kind == "ranked"

@@ -67,6 +67,15 @@ def test_create_campaign_uses_the_decision_preset_by_default():
     assert DEFAULT_PRESET == "decision"
 
 
+def test_create_campaign_of_a_task_kind():
+    call("create_campaign", "--slug", "c", "--name", "C")
+    call("create_campaign", "--slug", "s", "--name", "S", "--task-kind", "scifact")
+    assert dict(Campaign.objects.values_list("slug", "task_kind")) == {
+        "c": "ranked",
+        "s": "scifact",
+    }
+
+
 def test_create_campaign_reads_a_schema_file(tmp_path: Path):
     schema = SCHEMA_PRESETS["binary"].schema()
     schema["relevance"]["grades"][1]["name"] = "On topic"

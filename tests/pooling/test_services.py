@@ -422,3 +422,35 @@ def test_a_long_multibyte_tag_is_stored_under_a_file_name_the_disk_takes():
     assert run.tag == tag
     assert run.original_file.read() == data
     assert len(Path(run.original_file.name).name.encode()) < 255
+
+
+# --------------------------------------------------------------------------
+# Task kinds
+
+
+def test_the_task_kind_changes_until_the_campaign_holds_runs_or_task_files():
+    from tests.helpers import make_run, make_task_gold
+
+    campaign = make_campaign()
+    assert campaign.task_kind == "ranked"
+    campaign = edit(campaign, task_kind="codiesp")
+    assert campaign.task_kind == "codiesp"
+    make_task_gold(campaign)
+    with pytest.raises(ValidationError, match="already has 1 gold file: its task kind"):
+        edit(campaign, task_kind="ranked")
+    ranked = make_campaign("trec-y")
+    make_run(ranked, "bm25", {"301": ["d1"]})
+    with pytest.raises(ValidationError, match="already has 1 run: its task kind"):
+        edit(ranked, task_kind="scifact")
+    assert edit(ranked, name="Renamed").task_kind == "ranked", "None leaves it as it is"
+
+
+def test_a_task_campaign_takes_no_runs():
+    campaign = services.campaign_create(name="CodiEsp", slug="codiesp", task_kind="codiesp")
+    with pytest.raises(InputError) as error:
+        services.runs_import(campaign=campaign, uploads=[upload("bm25", {"301": ["d1"]})])
+    assert str(error.value) == (
+        "bm25.txt: CodiEsp is a CodiEsp clinical coding campaign: it takes gold files and "
+        "submissions on its task page, not runs"
+    )
+    assert not Run.objects.exists()

@@ -42,6 +42,7 @@ def campaign_form(**fields: str) -> dict[str, str]:
     return {
         "name": "CLEF eHealth",
         "slug": "clef-ehealth",
+        "task_kind": "ranked",
         "description": "",
         "guidelines": "Be careful.",
         "judgment_budget": "2000",
@@ -604,3 +605,33 @@ def test_hostile_document_files_are_a_400_and_store_nothing(organiser_client, na
     assert response.status_code == 400
     assert "Rejected: nothing was stored." in response.content.decode()
     assert not Document.objects.exists()
+
+
+# --------------------------------------------------------------------------
+# Task kinds
+
+
+def test_create_a_task_campaign_and_its_page_is_the_task_page(organiser_client):
+    page = organiser_client.get(reverse("pooling:campaign_create")).content.decode()
+    assert '<option value="scifact">SciFact claim verification</option>' in page
+    response = organiser_client.post(
+        reverse("pooling:campaign_create"), campaign_form(task_kind="scifact")
+    )
+    campaign = Campaign.objects.get()
+    assert campaign.task_kind == "scifact"
+    response = organiser_client.get(response.url)
+    assert response.url == reverse("scoring:task_campaign", args=[campaign.slug])
+
+
+def test_the_task_kind_of_a_campaign_with_runs_cannot_change(organiser_client):
+    campaign = make_campaign()
+    organiser_client.post(
+        reverse("pooling:runs_upload", args=[campaign.slug]),
+        {"files": [SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1"]}))]},
+    )
+    page = organiser_client.get(edit_url(campaign)).content.decode()
+    assert "already has 1 run: its task kind can no longer change" in page
+    response = organiser_client.post(edit_url(campaign), edit_form(task_kind="codiesp"))
+    assert response.status_code == 400
+    campaign.refresh_from_db()
+    assert campaign.task_kind == "ranked"

@@ -55,6 +55,7 @@ PURE_CORES = [
     "scoring.tasks.sets",
     "scoring.tasks.codiesp",
     "scoring.tasks.scifact",
+    "scoring.tasks.subtasks",
     "workbench.demo_content",
     "workbench.charts",
 ]

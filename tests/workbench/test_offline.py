@@ -12,7 +12,16 @@ from django.contrib.staticfiles import finders
 from django.urls import reverse
 
 from judging import services as judging_services
-from tests.helpers import make_campaign, make_documents, make_pool, make_run
+from tests.helpers import (
+    CODIESP_RUN,
+    make_campaign,
+    make_documents,
+    make_pool,
+    make_run,
+    make_submission,
+    make_task_campaign,
+    make_task_gold,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -132,11 +141,22 @@ def site(assessor, assessor2):
             relevance=relevance,
             aspects={"effectiveness": 3, "credibility": 1} if relevance else {},
         )
-    return {"campaign": campaign, "pool": pool, "topic": topic, "assignment": assignment}
+    task = make_task_campaign()
+    make_task_gold(task)
+    submission = make_submission(task, "team-a", CODIESP_RUN)
+    return {
+        "campaign": campaign,
+        "pool": pool,
+        "topic": topic,
+        "assignment": assignment,
+        "task": task,
+        "submission": submission,
+    }
 
 
 def organiser_pages(site) -> list[str]:
     slug, pool, topic = site["campaign"].slug, site["pool"].pk, site["topic"].pk
+    task, submission = site["task"].slug, site["submission"].pk
     return [
         reverse("pooling:campaign_list"),
         reverse("pooling:campaign_create"),
@@ -152,6 +172,9 @@ def organiser_pages(site) -> list[str]:
         reverse("judging:document_history", args=[topic, "d1"]),
         reverse("scoring:pool_scores", args=[pool]),
         reverse("scoring:pool_qrels", args=[pool]),
+        reverse("scoring:task_campaign", args=[task]),
+        reverse("scoring:task_scores", args=[task, "D"]),
+        reverse("scoring:task_submission", args=[task, submission]),
         reverse("admin:index"),
         reverse("admin:pooling_campaign_changelist"),
         reverse("api-docs"),

@@ -7,6 +7,7 @@ from django.core.management.base import CommandError, CommandParser
 from pooling import services
 from pooling.file_input import JSONProblem, parse_json
 from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from pooling.models import TaskKind
 from workbench.commands import WorkbenchCommand
 
 
@@ -22,6 +23,13 @@ class Command(WorkbenchCommand):
         parser.add_argument("--description", default="")
         parser.add_argument("--guidelines", default="")
         parser.add_argument("--budget", type=int, default=None, help="judgment budget")
+        parser.add_argument(
+            "--task-kind",
+            choices=TaskKind.values,
+            default=TaskKind.RANKED,
+            help="ranked (default): runs, pools and judging; codiesp or scifact: "
+            "submissions scored against a gold file",
+        )
         schema = parser.add_mutually_exclusive_group()
         schema.add_argument(
             "--schema-preset",
@@ -47,6 +55,7 @@ class Command(WorkbenchCommand):
                 guidelines=options["guidelines"],
                 judgment_budget=options["budget"],
                 label_schema=schema,
+                task_kind=options["task_kind"],
             )
         except ValidationError as error:
             problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())

@@ -247,3 +247,26 @@ def test_counts_are_the_definitions(case):
     assert result["sentence_selection_recall"] == (
         correct_sentences / relevant_sentences if relevant_sentences else 0.0
     )
+
+
+def test_per_claim_scores_each_claim_alone_and_one_claim_is_the_whole():
+    gold_records = [
+        _gold(1, {"10": [([4], S)]}),
+        _gold(2, {"20": [([0, 1], C)]}),
+        _gold(3, {}),
+    ]
+    pred_records = [
+        _pred(2, {"20": ([0, 1], S), "21": ([3], C)}),
+        _pred(1, {"10": ([4], S)}),
+        _pred(3, {}),
+    ]
+    gold = scifact.read_claims(_lines(gold_records), name="claims.jsonl")
+    predictions = scifact.read_predictions(_lines(pred_records), gold, name="p.jsonl")
+    claims = scifact.per_claim(gold, predictions)
+    assert list(claims) == [1, 2, 3]  # gold order
+    assert set(claims[1].values()) == {1.0}
+    assert claims[2]["abstract_label_only_precision"] == 0.0  # wrong label on 20
+    assert claims[2]["sentence_selection_precision"] == 2 / 3  # 0 and 1 of [0, 1, 3]
+    assert claims[2]["sentence_selection_recall"] == 1.0
+    assert set(claims[3].values()) == {0.0}
+    assert claims[1] == _score([gold_records[0]], [pred_records[1]])

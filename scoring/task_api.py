@@ -1,0 +1,331 @@
+"""Machine clients of a task campaign (CodiEsp, SciFact): upload gold files and
+submissions, fetch the scores of a subtask and each submission's documents.
+
+The same services and selectors as the pages: a rejected file answers 400 with
+every problem as `file`, `line`, `reason`, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pooling.api import RejectedSerializer, rejected_response
+from pooling.models import Campaign
+from pooling.problems import InputError
+from scoring import services, task_selectors
+from scoring.models import MAX_SUBMISSION_NAME, SUBTASK_CHOICES, TaskGold, TaskSubmission
+from scoring.tasks import subtasks
+from scoring.tasks.subtasks import Subtask
+from workbench import uploads
+from workbench.roles import IsOrganiser
+
+
+class TaskGoldSerializer(serializers.ModelSerializer):
+    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = TaskGold
+        fields = [
+            "subtask",
+            "original_name",
+            "sha256",
+            "document_count",
+            "codes_names",
+            "code_count",
+            "uploaded_by",
+            "uploaded_at",
+        ]
+
+
+class TaskSubmissionSerializer(serializers.ModelSerializer):
+    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = TaskSubmission
+        fields = [
+            "id",
+            "subtask",
+            "name",
+            "original_name",
+            "sha256",
+            "document_count",
+            "uploaded_by",
+            "uploaded_at",
+        ]
+
+
+class _SubtaskSerializer(serializers.Serializer):
+    """Input whose `subtask` is one of the campaign's (context["subtasks"])."""
+
+    subtask = serializers.ChoiceField(choices=SUBTASK_CHOICES)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        campaign_subtasks = self.context.get("subtasks")
+        if campaign_subtasks is not None:
+            self.fields["subtask"].choices = [(s.code, s.label) for s in campaign_subtasks]
+
+
+class TaskGoldUploadSerializer(_SubtaskSerializer):
+    file = serializers.FileField(allow_empty_file=True)
+    codes = serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True),
+        required=False,
+        default=list,
+        help_text="CodiEsp: the valid-code lists (D's for D, P's for P, both for X).",
+    )
+
+
+class TaskSubmissionUploadSerializer(_SubtaskSerializer):
+    name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=MAX_SUBMISSION_NAME,
+        help_text="Default: the file's name without its extension.",
+    )
+    file = serializers.FileField(allow_empty_file=True)
+
+
+class TaskSortSerializer(serializers.Serializer):
+    sort = serializers.ChoiceField(choices=[], required=False)
+
+    def __init__(self, *args: Any, subtask: Subtask, documents: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["sort"].choices = subtasks.sort_choices(subtask, documents=documents)
+        self.default = subtasks.default_sort(subtask, documents=documents)
+
+    def order(self) -> str:
+        self.is_valid(raise_exception=True)
+        return self.validated_data.get("sort") or self.default
+
+
+_SCORES = serializers.DictField(
+    child=serializers.FloatField(allow_null=True),
+    help_text="Each measure; null where the official scorer gives NaN.",
+)
+
+
+class ScoredSubmissionSerializer(serializers.Serializer):
+    submission = TaskSubmissionSerializer()
+    scores = _SCORES
+
+
+class TaskScoresSerializer(serializers.Serializer):
+    subtask = serializers.CharField()
+    measures = serializers.ListField(child=serializers.CharField(), help_text="In table order.")
+    sort = serializers.CharField(help_text="The order of `submissions`.")
+    gold = TaskGoldSerializer(allow_null=True, help_text="null: no gold yet, no scores.")
+    submissions = ScoredSubmissionSerializer(many=True)
+
+
+class DocumentScoresSerializer(serializers.Serializer):
+    document = serializers.CharField(help_text="A clinical case id or a claim id.")
+    scores = _SCORES
+
+
+class SubmissionScoresSerializer(serializers.Serializer):
+    submission = TaskSubmissionSerializer()
+    scores = _SCORES
+    document = serializers.CharField(help_text="What one document is: clinical case, claim.")
+    document_measures = serializers.ListField(child=serializers.CharField())
+    sort = serializers.CharField(help_text="The order of `documents`.")
+    documents = DocumentScoresSerializer(many=True)
+
+
+def _numbers(values: dict[str, float]) -> dict[str, float | None]:
+    return {name: None if math.isnan(value) else value for name, value in values.items()}
+
+
+def _task_campaign(slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not campaign.is_task:
+        raise Http404(f"{campaign.name} is a ranked retrieval campaign, not a task campaign.")
+    return campaign
+
+
+def _too_large(request: Request) -> Response | None:
+    """413 when a file is over WORKBENCH_MAX_UPLOAD_BYTES (nothing is read or stored)."""
+    refused = uploads.refused(request._request)
+    limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
+    refused += [f.name for f in request.FILES.values() if f.size and f.size > limit]
+    if not refused:
+        return None
+    return Response(
+        {"detail": uploads.limit_message(refused)},
+        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    )
+
+
+_UPLOAD_RESPONSES = {
+    400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
+    413: OpenApiResponse(description="A file over WORKBENCH_MAX_UPLOAD_BYTES."),
+}
+
+
+class TaskGoldView(APIView):
+    """GET lists a task campaign's gold files; POST stores one (replacing its subtask's)."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(responses=TaskGoldSerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = _task_campaign(slug)
+        return Response(TaskGoldSerializer(campaign.task_golds.all(), many=True).data)
+
+    @extend_schema(
+        request={"multipart/form-data": TaskGoldUploadSerializer},
+        responses={201: TaskGoldSerializer, **_UPLOAD_RESPONSES},
+        description="Every line of the gold and its valid-code lists is checked first; a SciFact "
+        "gold must also fit the submissions already stored. Rejected: 400, nothing stored.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = _task_campaign(slug)
+        too_large = _too_large(request)
+        if too_large:
+            return too_large
+        form = TaskGoldUploadSerializer(
+            data=request.data, context={"subtasks": task_selectors.campaign_subtasks(campaign)}
+        )
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            gold = services.task_gold_upload(
+                campaign=campaign,
+                subtask=data["subtask"],
+                gold=services.TaskUpload(data["file"].name, data["file"].read()),
+                codes=[services.TaskUpload(f.name, f.read()) for f in data["codes"]],
+                uploaded_by=request.user,
+            )
+        except InputError as error:
+            return rejected_response(error, "Rejected: nothing was stored.")
+        return Response(TaskGoldSerializer(gold).data, status=status.HTTP_201_CREATED)
+
+
+class TaskSubmissionsView(APIView):
+    """GET lists a task campaign's submissions; POST stores one."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(responses=TaskSubmissionSerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = _task_campaign(slug)
+        submissions = campaign.task_submissions.select_related("uploaded_by")
+        return Response(TaskSubmissionSerializer(submissions, many=True).data)
+
+    @extend_schema(
+        request={"multipart/form-data": TaskSubmissionUploadSerializer},
+        responses={201: TaskSubmissionSerializer, **_UPLOAD_RESPONSES},
+        description="Checked against its subtask's gold (which must be stored first) with "
+        "the official readers' rules, under a name not yet used in the subtask.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = _task_campaign(slug)
+        too_large = _too_large(request)
+        if too_large:
+            return too_large
+        form = TaskSubmissionUploadSerializer(
+            data=request.data, context={"subtasks": task_selectors.campaign_subtasks(campaign)}
+        )
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            submission = services.task_submission_upload(
+                campaign=campaign,
+                subtask=data["subtask"],
+                upload=services.TaskUpload(data["file"].name, data["file"].read()),
+                name=data["name"],
+                uploaded_by=request.user,
+            )
+        except InputError as error:
+            return rejected_response(error, "Rejected: nothing was stored.")
+        except ValidationError as error:
+            return Response({"detail": " ".join(error.messages)}, status=400)
+        return Response(TaskSubmissionSerializer(submission).data, status=status.HTTP_201_CREATED)
+
+
+_SORT = OpenApiParameter(
+    "sort",
+    str,
+    description="A column (`name`, or a measure), `-column` for descending. "
+    "Default: the subtask's ranking measure, best first (documents: in order).",
+)
+
+
+class TaskScoresView(APIView):
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(parameters=[_SORT], responses=TaskScoresSerializer)
+    def get(self, request: Request, slug: str, subtask: str) -> Response:
+        """Every submission of a subtask scored against its gold as the official scorer does."""
+        campaign = _task_campaign(slug)
+        try:
+            task_subtask = subtasks.subtask(campaign.task_kind, subtask)
+        except KeyError:
+            raise Http404(f"{campaign.name} has no subtask {subtask!r}.") from None
+        order = TaskSortSerializer(data=request.query_params, subtask=task_subtask).order()
+        table = task_selectors.task_scores(campaign=campaign, subtask=task_subtask, sort=order)
+        body = {
+            "subtask": task_subtask.code,
+            "measures": list(task_subtask.measures),
+            "sort": table.sort,
+            "gold": table.gold,
+            "submissions": [
+                {"submission": row.submission, "scores": _numbers(row.scores.measures)}
+                for row in table.rows
+            ],
+        }
+        return Response(TaskScoresSerializer(body).data)
+
+
+class TaskSubmissionView(APIView):
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    def _submission(self, slug: str, submission_id: int) -> TaskSubmission:
+        campaign = _task_campaign(slug)
+        return get_object_or_404(
+            TaskSubmission.objects.select_related("campaign"), pk=submission_id, campaign=campaign
+        )
+
+    @extend_schema(parameters=[_SORT], responses=SubmissionScoresSerializer)
+    def get(self, request: Request, slug: str, submission_id: int) -> Response:
+        """A submission's scores and each clinical case's or claim's values."""
+        submission = self._submission(slug, submission_id)
+        task_subtask = subtasks.subtask(submission.campaign.task_kind, submission.subtask)
+        order = TaskSortSerializer(
+            data=request.query_params, subtask=task_subtask, documents=True
+        ).order()
+        drill = task_selectors.submission_documents(submission=submission, sort=order)
+        body = {
+            "submission": submission,
+            "scores": _numbers(drill.scores.measures),
+            "document": task_subtask.document,
+            "document_measures": list(task_subtask.document_measures),
+            "sort": drill.sort,
+            "documents": [
+                {"document": document, "scores": _numbers(values)}
+                for document, values in drill.rows
+            ],
+        }
+        return Response(SubmissionScoresSerializer(body).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, slug: str, submission_id: int) -> Response:
+        """Remove a submission and its file."""
+        services.task_submission_delete(submission=self._submission(slug, submission_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,281 @@
+"""The task campaign API: uploads with line-level errors as JSON, scores sorted by any
+column, a submission's documents equal to the pure core's, and who may use it."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from pooling import services as pooling_services
+from scoring.models import TaskGold, TaskSubmission
+from scoring.tasks import codiesp, scifact
+from tests.helpers import (
+    CODIESP_CODES,
+    CODIESP_GOLD,
+    CODIESP_RUN,
+    SCIFACT_CLAIMS,
+    SCIFACT_PREDICTIONS,
+    make_submission,
+    make_task_campaign,
+    make_task_gold,
+)
+
+pytestmark = pytest.mark.django_db
+BASE = "/api/campaigns/codiesp"
+
+
+def token_client(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def api(organiser) -> APIClient:
+    return token_client(organiser)
+
+
+def upload(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data)
+
+
+def post_gold(api, subtask="D", gold=CODIESP_GOLD, codes=(CODIESP_CODES,), base=BASE):
+    return api.post(
+        f"{base}/gold/",
+        {
+            "subtask": subtask,
+            "file": upload("gold.tsv", gold),
+            "codes": [upload(f"codes{i}.tsv", c) for i, c in enumerate(codes)],
+        },
+        format="multipart",
+    )
+
+
+def post_submission(api, name, data, subtask="D", base=BASE):
+    return api.post(
+        f"{base}/submissions/",
+        {"subtask": subtask, "name": name, "file": upload(f"{name}.tsv", data)},
+        format="multipart",
+    )
+
+
+def test_upload_a_gold_and_a_submission_with_a_token(api):
+    make_task_campaign()
+    response = post_gold(api)
+    assert response.status_code == 201
+    gold = response.json()
+    assert (gold["subtask"], gold["document_count"], gold["code_count"]) == ("D", 2, 4)
+    assert (gold["codes_names"], gold["uploaded_by"]) == (["codes0.tsv"], "olivia")
+    response = post_submission(api, "team-a", CODIESP_RUN)
+    assert response.status_code == 201
+    assert response.json()["name"] == "team-a"
+    assert [g["subtask"] for g in api.get(f"{BASE}/gold/").json()] == ["D"]
+    assert [s["name"] for s in api.get(f"{BASE}/submissions/").json()] == ["team-a"]
+
+
+def test_a_rejected_gold_answers_every_problem_and_stores_nothing(api):
+    make_task_campaign()
+    response = post_gold(api, gold=b"a\tx1\tx2\n", codes=(b"x1\n\tz\n",))
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == "Rejected: nothing was stored."
+    assert [(e["file"], e["line"]) for e in body["errors"]] == [("gold.tsv", 1), ("codes0.tsv", 2)]
+    assert body["errors"][1]["reason"].startswith("empty code")
+    assert body["total"] == 2
+    assert not TaskGold.objects.exists()
+
+
+def test_a_rejected_submission_stores_nothing(api):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    response = post_submission(api, "bad", b"a\tx1 x2\n")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "file": "bad.tsv",
+            "line": 1,
+            "reason": "code 'x1 x2' contains whitespace (the official scripts split or misread it)",
+        }
+    ]
+    assert not TaskSubmission.objects.exists()
+
+
+def test_a_subtask_the_campaign_has_not_is_a_400(api):
+    make_task_campaign()
+    response = post_gold(api, subtask="claims")
+    assert response.status_code == 400
+    assert response.json() == {"subtask": ['"claims" is not a valid choice.']}
+
+
+def test_an_oversized_upload_is_413(api, settings):
+    settings.WORKBENCH_MAX_UPLOAD_BYTES = 10
+    make_task_campaign()
+    assert post_gold(api).status_code == 413
+    assert not TaskGold.objects.exists()
+
+
+@pytest.fixture
+def three_teams(db):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    make_submission(campaign, "hand", CODIESP_RUN)
+    make_submission(campaign, "perfect", b"a\tx1\na\tx2\na\tx3\nb\tx1\n")
+    make_submission(campaign, "weak", b"a\tx9\nb\tx1\n")
+    return campaign
+
+
+@pytest.mark.parametrize(
+    ("sort", "order"),
+    [
+        (None, ["perfect", "weak", "hand"]),
+        ("-f1", ["perfect", "hand", "weak"]),
+        ("-name", ["weak", "perfect", "hand"]),
+    ],
+)
+def test_scores_are_sorted_by_the_column_asked(api, three_teams, sort, order):
+    response = api.get(f"{BASE}/scores/D/", {"sort": sort} if sort else {})
+    body = response.json()
+    assert [row["submission"]["name"] for row in body["submissions"]] == order
+    assert body["sort"] == (sort or "-map")
+    assert body["measures"] == ["map", "precision", "recall", "f1"]
+
+
+def test_a_bad_sort_is_a_400(api, three_teams):
+    response = api.get(f"{BASE}/scores/D/", {"sort": "ndcg"})
+    assert response.status_code == 400
+    assert "sort" in response.json()
+
+
+def test_scores_are_the_cores_at_full_precision(api, three_teams):
+    body = api.get(f"{BASE}/scores/D/").json()
+    hand = next(row for row in body["submissions"] if row["submission"]["name"] == "hand")
+    core = codiesp.score_ranked(
+        codiesp.read_codings(CODIESP_GOLD),
+        codiesp.read_codings(CODIESP_RUN),
+        codiesp.read_codes(CODIESP_CODES),
+    )
+    assert hand["scores"] == {
+        "map": core.map,
+        "precision": core.precision,
+        "recall": core.recall,
+        "f1": core.f1,
+    }
+    assert body["gold"]["original_name"] == "gold.tsv"
+
+
+def test_a_submissions_documents_are_the_cores_with_null_for_nan(api, three_teams):
+    hand = TaskSubmission.objects.get(name="hand")
+    body = api.get(f"{BASE}/submissions/{hand.pk}/").json()
+    core = codiesp.score_ranked(
+        codiesp.read_codings(CODIESP_GOLD),
+        codiesp.read_codings(CODIESP_RUN),
+        codiesp.read_codes(CODIESP_CODES),
+    )
+    assert body["document"] == "clinical case"
+    assert body["document_measures"] == ["ap", "precision", "recall", "f1"]
+    assert body["documents"] == [
+        {"document": case, "scores": values}
+        for case, values in codiesp.as_json(core)["per_document"].items()
+    ]
+    assert body["documents"][2] == {
+        "document": "c",
+        "scores": {"ap": 0.0, "precision": None, "recall": None, "f1": None},
+    }
+    by_ap = api.get(f"{BASE}/submissions/{hand.pk}/", {"sort": "-ap"}).json()
+    assert [d["document"] for d in by_ap["documents"]] == ["a", "b", "c"]
+
+
+def test_scifact_claims_over_the_api(api):
+    make_task_campaign("sf", task_kind="scifact")
+    base = "/api/campaigns/sf"
+    assert (
+        post_gold(api, subtask="claims", gold=SCIFACT_CLAIMS, codes=(), base=base).status_code
+        == 201
+    )
+    response = post_submission(api, "team-a", SCIFACT_PREDICTIONS, subtask="claims", base=base)
+    assert response.status_code == 201
+    body = api.get(f"{base}/submissions/{response.json()['id']}/").json()
+    gold = scifact.read_claims(SCIFACT_CLAIMS)
+    predictions = scifact.read_predictions(SCIFACT_PREDICTIONS, gold)
+    assert body["scores"] == scifact.score(gold, predictions)
+    assert body["documents"] == [
+        {"document": str(claim), "scores": values}
+        for claim, values in scifact.per_claim(gold, predictions).items()
+    ]
+    listing = api.get(f"{base}/scores/claims/").json()
+    assert list(listing["submissions"][0]["scores"]) == list(scifact.KEYS)
+
+
+def test_delete_a_submission(api, three_teams):
+    weak = TaskSubmission.objects.get(name="weak")
+    assert api.delete(f"{BASE}/submissions/{weak.pk}/").status_code == 204
+    assert TaskSubmission.objects.count() == 2
+
+
+def test_ranked_campaigns_and_unknown_subtasks_are_404(api):
+    pooling_services.campaign_create(name="TREC", slug="trec")
+    assert api.get("/api/campaigns/trec/gold/").status_code == 404
+    make_task_campaign()
+    assert api.get(f"{BASE}/scores/claims/").status_code == 404
+    assert api.get(f"{BASE}/submissions/999/").status_code == 404
+
+
+def test_assessors_get_403_and_see_no_scores(assessor, three_teams):
+    client = token_client(assessor)
+    weak = TaskSubmission.objects.get(name="weak")
+    for url in (
+        f"{BASE}/gold/",
+        f"{BASE}/submissions/",
+        f"{BASE}/submissions/{weak.pk}/",
+        f"{BASE}/scores/D/",
+    ):
+        response = client.get(url)
+        assert response.status_code == 403, url
+        assert "map" not in response.content.decode()
+    assert post_gold(client).status_code == 403
+    assert post_submission(client, "sneaky", CODIESP_RUN).status_code == 403
+    assert client.delete(f"{BASE}/submissions/{weak.pk}/").status_code == 403
+    assert TaskSubmission.objects.count() == 3
+
+
+def test_anonymous_requests_are_refused(three_teams):
+    assert APIClient().get(f"{BASE}/scores/D/").status_code == 401
+
+
+def test_the_schema_describes_the_task_api(organiser_client):
+    schema = organiser_client.get("/api/schema/", headers={"Accept": "application/json"}).json()
+    post = schema["paths"]["/api/campaigns/{slug}/gold/"]["post"]
+    assert "multipart/form-data" in post["requestBody"]["content"]
+    assert set(post["responses"]) == {"201", "400", "413"}
+    scores = schema["paths"]["/api/campaigns/{slug}/scores/{subtask}/"]["get"]
+    assert [p["name"] for p in scores["parameters"] if p["in"] == "query"] == ["sort"]
+    assert set(schema["paths"]["/api/campaigns/{slug}/submissions/{submission_id}/"]) == {
+        "get",
+        "delete",
+    }
+
+
+def test_the_api_and_the_command_give_the_same_numbers(api, three_teams, tmp_path):
+    """One scorer behind both: the API's full precision is `manage.py codiesp --format json`'s."""
+    for name, data in (("gold", CODIESP_GOLD), ("run", CODIESP_RUN), ("codes", CODIESP_CODES)):
+        (tmp_path / f"{name}.tsv").write_bytes(data)
+    out = io.StringIO()
+    call_command(
+        "codiesp",
+        *("--subtask", "D", "--gold", str(tmp_path / "gold.tsv")),
+        *("--pred", str(tmp_path / "run.tsv"), "--codes", str(tmp_path / "codes.tsv")),
+        "--format",
+        "json",
+        stdout=out,
+    )
+    command = json.loads(out.getvalue())
+    hand = TaskSubmission.objects.get(name="hand")
+    body = api.get(f"{BASE}/submissions/{hand.pk}/").json()
+    assert body["scores"] == {key: command[key] for key in ("map", "precision", "recall", "f1")}
+    assert {d["document"]: d["scores"] for d in body["documents"]} == command["per_document"]
