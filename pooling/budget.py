@@ -322,6 +322,41 @@ def run_contributions(ranked: RankedRuns, *, depth: int) -> pd.DataFrame:
     )
 
 
+def judged_share(
+    ranked: RankedRuns, judged: pd.DataFrame | None, *, ks: Sequence[int]
+) -> pd.DataFrame:
+    """How much of each run's top k is judged, for each k: a run whose top
+    documents are mostly unjudged is scored on guesses.
+
+    Columns: run_id, k, documents ((topic, docno) pairs it ranks <= k),
+    judged (of those, judged by anyone), share (judged / documents; NaN for a
+    run with nothing ranked). Rows by run_id, then k ascending.
+    """
+    run_ids = _run_ids(ranked)
+    frames = []
+    for k in sorted(set(ks)):
+        ranked.require_depth(k)
+        table = ranked.table.filter(pc.less_equal(ranked.table.column("rank"), k))
+        runs = pc.index_in(table.column("run_id"), value_set=pa.array(run_ids)).to_numpy()
+        done = judged_mask(table, judged)
+        documents = np.bincount(runs, minlength=len(run_ids))
+        hits = np.bincount(runs[done], minlength=len(run_ids))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = hits / documents
+        frames.append(
+            pd.DataFrame(
+                {"run_id": run_ids, "k": k, "documents": documents, "judged": hits, "share": share}
+            )
+        )
+    if not frames:
+        raise ValueError("give at least one k")
+    return (
+        pd.concat(frames, ignore_index=True)
+        .sort_values(["run_id", "k"], kind="stable")
+        .reset_index(drop=True)
+    )
+
+
 @dataclass(frozen=True)
 class RunOverlap:
     """Square frames indexed by run_id both ways.

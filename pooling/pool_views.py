@@ -15,16 +15,18 @@ from pooling.budget import (
     DEFAULT_DEPTHS,
     fit_depth,
     fit_scale,
+    judged_share,
     run_contributions,
     run_overlap,
     whatif,
 )
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
+from pooling.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
 from pooling.spec import PRESETS, PoolSpec, spec_label
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.charts import Frame
-from workbench.http import streamed_attachment
+from workbench.http import plot_format_error, plot_response, streamed_attachment
 from workbench.jobs import job_start
 from workbench.roles import organiser_required
 
@@ -187,6 +189,7 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "topics": selectors.pool_topic_stats(pool),
             "contributions": contributions,
             "overlap": overlap,
+            "plots": POOL_PLOTS if runs and not spec.source else {},
             "late_runs": late if spec.accepts_late_runs else [],
             "revisions": [
                 _with_label(revision) for revision in pool.revisions.select_related("created_by")
@@ -201,6 +204,36 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             ),
         },
     )
+
+
+POOL_PLOTS = {"depth": "Pool size by depth", "judged": "How much of each run's top k is judged"}
+
+
+@organiser_required
+def pool_plot(request: HttpRequest, slug: str, pool_id: int, kind: str) -> HttpResponse:
+    """A picture of the pool page: `?format=svg` (default), `png`, or `csv` for its numbers."""
+    if kind not in POOL_PLOTS:
+        raise Http404(f"no picture {kind!r}")
+    pool = _pool(slug, pool_id)
+    fmt = request.GET.get("format", "svg")
+    refused = plot_format_error(fmt)
+    if refused:
+        return refused
+    spec = PoolSpec.from_dict(pool.spec)
+    runs = list(pool.runs.all())
+    if spec.source or not runs:
+        raise Http404("this pool was not built from runs")
+    ranked = selectors.ranked_runs_cached(pool.campaign, max_depth=spec.max_depth, runs=runs)
+    judged = selectors.judged_pairs(pool.campaign)
+    if kind == "depth":
+        depths = depths_to_draw(spec.max_depth)
+        totals = whatif(ranked, depths=depths, judged=judged).totals
+        plot = pool_size_by_depth(totals, depth=spec.max_depth)
+    else:
+        ks = sorted({k for k in (10, spec.max_depth) if k <= spec.max_depth})
+        plot = judged_share_chart(judged_share(ranked, judged, ks=ks))
+    name = f"{pool.campaign.slug}-pool{pool.pk}-{kind}"
+    return plot_response(plot, fmt, name, download=bool(request.GET.get("download")))
 
 
 @organiser_required

@@ -18,6 +18,11 @@ urlpatterns = [
     path("<slug:slug>/pools/whatif/", pool_views.pool_whatif, name="pool_whatif"),
     path("<slug:slug>/pools/<int:pool_id>/", pool_views.pool_detail, name="pool_detail"),
     path(
+        "<slug:slug>/pools/<int:pool_id>/plots/<str:kind>/",
+        pool_views.pool_plot,
+        name="pool_plot",
+    ),
+    path(
         "<slug:slug>/pools/<int:pool_id>/add-runs/",
         pool_views.pool_add_runs,
         name="pool_add_runs",

@@ -16,7 +16,8 @@ from scoring import plots, selectors
 from scoring.analysis import render as board_render
 from scoring.analysis.leaderboard import Leaderboard, ScoreTable
 from scoring.forms import LeaderboardForm
-from workbench.http import attachment
+from workbench.http import attachment, plot_format_error, plot_response
+from workbench.plots import Plot, PlotError
 from workbench.roles import organiser_required
 
 PLOTS = {
@@ -139,26 +140,22 @@ def leaderboard_plot(request: HttpRequest, pool_id: int, kind: str) -> HttpRespo
         raise Http404(f"no picture {kind!r}")
     pool = pool_or_404(pool_id)
     fmt = request.GET.get("format", "svg")
-    if fmt not in {*plots.FORMATS, "csv"}:
-        return HttpResponse(f"format: one of {', '.join([*plots.FORMATS, 'csv'])}", status=400)
+    refused = plot_format_error(fmt)
+    if refused:
+        return refused
     form = LeaderboardForm(request.GET or {"measure": "map"})
     try:
         board, table = _board(pool, form)
         plot = _plot(pool, kind, board, table, request)
-    except (_Unavailable, plots.PlotError, selectors.ScoringError) as why:
+    except (_Unavailable, PlotError, selectors.ScoringError) as why:
         return HttpResponse(str(why), status=400, content_type="text/plain; charset=utf-8")
-    name = f"{pool.campaign.slug}-pool{pool.pk}-{kind}.{fmt}"
-    if fmt == "csv":
-        return attachment(plot.csv().encode(), name, "text/csv")
-    response = HttpResponse(plot.render(fmt), content_type=plots.FORMATS[fmt])
-    if request.GET.get("download"):
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    name = f"{pool.campaign.slug}-pool{pool.pk}-{kind}"
+    return plot_response(plot, fmt, name, download=bool(request.GET.get("download")))
 
 
 def _plot(
     pool: Pool, kind: str, board: Leaderboard, table: ScoreTable, request: HttpRequest
-) -> plots.Plot:
+) -> Plot:
     match kind:
         case "box":
             return plots.box_plot(board, table)

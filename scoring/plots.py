@@ -1,78 +1,17 @@
-"""The leaderboard's pictures, drawn on the server with matplotlib. Pure core.
-
-Each builder returns a `Plot`: its title, its numbers as CSV, and a drawing
-function; `Plot.render("svg" | "png")` gives the file. matplotlib is loaded
-only when a picture is rendered (it costs 0.3 s), with the non-interactive
-Agg backend, so a server never opens a window.
-
-Readable on screen and in print: dark colours (contrast 4.5:1 or more on
-white: text and bars alike), text kept as text in the SVG (searchable,
-readable by screen readers), a title and labelled axes on every plot, and
-the SVG carries the title as its <title>.
-"""
+"""The leaderboard's pictures (`workbench.plots` draws them). Pure core."""
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scoring.analysis.leaderboard import Leaderboard, ScoreTable
+from workbench.plots import DARK_RED, GREY, LINE_COLOURS, LINE_STYLES, NAVY, Plot, PlotError
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-
-FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
-
-# Contrast with white (WCAG): navy 10.6:1, dark red 8.0:1, dark grey 7.0:1.
-NAVY, DARK_RED, GREY = "#1b3a6b", "#9b1c31", "#555555"
-# Distinct dark colours for lines (each 4.5:1 or more on white), then dashes.
-LINE_COLOURS = ("#1b3a6b", "#9b1c31", "#1e6b3a", "#6b3a8c", "#8a5a00", "#005f73")
-LINE_STYLES = ("-", "--", ":", "-.")
-
-
-class PlotError(ValueError):
-    """A picture that cannot be drawn from these numbers (the message says why)."""
-
-
-@dataclass(frozen=True)
-class Plot:
-    title: str
-    header: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
-    draw: Callable[[Axes], None]
-    size: tuple[float, float] = (8.0, 4.5)  # inches
-
-    def csv(self) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(self.header)
-        writer.writerows(self.rows)
-        return out.getvalue()
-
-    def render(self, fmt: str) -> bytes:
-        if fmt not in FORMATS:
-            raise PlotError(f"format {fmt!r}: one of {', '.join(FORMATS)}")
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from matplotlib.figure import Figure
-
-        # A Figure of our own, not pyplot's global state: requests run in threads.
-        figure = Figure(figsize=self.size, layout="constrained")
-        axes = figure.add_subplot()
-        axes.set_title(self.title, fontsize=11)
-        self.draw(axes)
-        out = io.BytesIO()
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench"}):
-            # Fixed metadata: the same numbers give the same bytes.
-            metadata = {"Title": self.title, "Date": None} if fmt == "svg" else {"Software": None}
-            figure.savefig(out, format=fmt, dpi=150, metadata=metadata)
-        return out.getvalue()
 
 
 def _ranked_values(board: Leaderboard, table: ScoreTable) -> np.ndarray:

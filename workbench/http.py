@@ -7,6 +7,8 @@ from typing import Any
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
+from workbench.plots import FORMATS, Plot
+
 # Control characters (NUL, CR, LF...) cannot travel in a header.
 _CONTROL = dict.fromkeys((*range(32), 127), "_")
 
@@ -29,3 +31,24 @@ def streamed_attachment(lines: Any, name: str, content_type: str) -> StreamingHt
     response = StreamingHttpResponse(lines, content_type=content_type)
     response["Content-Disposition"] = content_disposition_header(True, download_name(name))
     return response
+
+
+PLOT_FORMATS = ("svg", "png", "csv")
+
+
+def plot_response(plot: Plot, fmt: str, name: str, *, download: bool) -> HttpResponse:
+    """A picture as SVG or PNG (shown in the page, or a download), or its numbers as
+    CSV (always a download); `name` without the suffix."""
+    if fmt == "csv":
+        return attachment(plot.csv().encode(), f"{name}.csv", "text/csv")
+    data, content_type = plot.render(fmt), FORMATS[fmt]
+    if download:
+        return attachment(data, f"{name}.{fmt}", content_type)
+    return HttpResponse(data, content_type=content_type)
+
+
+def plot_format_error(fmt: str) -> HttpResponse | None:
+    """The 400 for a picture format we do not draw; None for one we do."""
+    if fmt in PLOT_FORMATS:
+        return None
+    return HttpResponse(f"format: one of {', '.join(PLOT_FORMATS)}", status=400)

@@ -13,6 +13,7 @@ from pooling.budget import (
     fit_depth,
     fit_depth_per_topic,
     fit_scale,
+    judged_share,
     pool_cost,
     run_contributions,
     run_overlap,
@@ -245,6 +246,26 @@ def test_run_contributions_by_hand():
     runs = runs_from_text("1 Q0 a 1 2 r1\n1 Q0 b 2 1 r1\n", "1 Q0 a 1 2 r2\n1 Q0 c 2 1 r2\n")
     table = run_contributions(rank_runs(runs), depth=2)
     assert table.values.tolist() == [["r1", 2, 1], ["r2", 2, 1]]
+
+
+def test_judged_share_matches_brute_force(runs, judged):
+    table = judged_share(rank_runs(runs, max_depth=40), judged, ks=[25, 5])
+    done = set(judged[["query_id", "doc_id"]].itertuples(index=False, name=None))
+    assert table["k"].tolist() == [5, 25] * 6  # by run, k ascending
+    for k in (5, 25):
+        for run, documents in brute_force_run_sets(runs, k).items():
+            row = table[(table["run_id"] == run) & (table["k"] == k)].iloc[0]
+            assert row["documents"] == len(documents)
+            assert row["judged"] == len(documents & done)
+            assert row["share"] == pytest.approx(len(documents & done) / len(documents))
+
+
+def test_judged_share_with_nothing_judged_is_zero():
+    runs = runs_from_text("1 Q0 a 1 2 r1\n1 Q0 b 2 1 r1\n")
+    table = judged_share(rank_runs(runs), None, ks=[1, 2])
+    assert table[["documents", "judged", "share"]].values.tolist() == [[1, 0, 0.0], [2, 0, 0.0]]
+    with pytest.raises(ValueError, match="ranked only down to rank 2"):
+        judged_share(rank_runs(runs, max_depth=2), None, ks=[3])
 
 
 def test_run_overlap_matches_brute_force(runs):
