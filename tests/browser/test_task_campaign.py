@@ -41,13 +41,11 @@ def test_upload_gold_and_a_submission_then_read_the_scores(page, live_server):
     card.get_by_label("Submission file").set_input_files(files=[tsv("run.tsv", CODIESP_RUN)])
     card.get_by_role("button", name="Upload submission").click()
     page.get_by_text("Submission team-a (Diagnosis coding (D)) stored.").wait_for()
-    page.screenshot(path="/tmp/task-campaign.png", full_page=True)
 
     page.get_by_role("link", name="Scores: Diagnosis coding (D)").click()
     row = page.locator("table.task-scores tbody tr")
     row.wait_for()
     assert row.inner_text().split() == ["team-a", "0.4722", "0.5714", "1.0000", "0.7273", "3"]
-    page.screenshot(path="/tmp/task-scores.png", full_page=True)
 
     row.get_by_role("link", name="team-a").click()
     page.locator("table.task-documents").wait_for()
