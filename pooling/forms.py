@@ -159,7 +159,19 @@ def _format_choices(formats: tuple[str, ...]) -> list[tuple[str, str]]:
     return [("", "detect from the file"), *((f, f.upper()) for f in formats)]
 
 
-class TopicUploadForm(forms.Form):
+class _OwnIds(forms.Form):
+    """A form that shares a page with others: its fields' ids carry its own prefix,
+    so that each label focuses its own field (every upload form has a `file`)."""
+
+    id_prefix = "form"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", f"{self.id_prefix}_%s")
+        super().__init__(*args, **kwargs)
+
+
+class TopicUploadForm(_OwnIds):
+    id_prefix = "topics"
     # Empty files reach the reader, which explains what is wrong with them.
     file = forms.FileField(label="Topic file", allow_empty_file=True)
     format = forms.ChoiceField(choices=_format_choices(TOPIC_FORMATS), required=False)
@@ -168,14 +180,16 @@ class TopicUploadForm(forms.Form):
         return check_upload_size(self.cleaned_data["file"])
 
 
-class AnswerUploadForm(forms.Form):
+class AnswerUploadForm(_OwnIds):
+    id_prefix = "answers"
     file = forms.FileField(label="Answers file (topics_efficacy)", allow_empty_file=True)
 
     def clean_file(self) -> UploadedFile:
         return check_upload_size(self.cleaned_data["file"])
 
 
-class DocumentUploadForm(forms.Form):
+class DocumentUploadForm(_OwnIds):
+    id_prefix = "documents"
     file = forms.FileField(label="Collection file", allow_empty_file=True)
     format = forms.ChoiceField(choices=_format_choices(DOCUMENT_FORMATS), required=False)
 
@@ -197,7 +211,8 @@ class MultipleFileField(forms.FileField):
         return [check_upload_size(f) for f in cleaned if f is not None]
 
 
-class RunUploadForm(forms.Form):
+class RunUploadForm(_OwnIds):
+    id_prefix = "runs"
     files = MultipleFileField(label="Run files", allow_empty_file=True)
     keep_valid = forms.BooleanField(
         required=False,

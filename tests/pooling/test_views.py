@@ -635,3 +635,17 @@ def test_the_task_kind_of_a_campaign_with_runs_cannot_change(organiser_client):
     assert response.status_code == 400
     campaign.refresh_from_db()
     assert campaign.task_kind == "ranked"
+
+
+def test_each_field_of_the_campaign_page_has_an_id_of_its_own(organiser_client):
+    """The topic, answer, document and run forms all have a `file`: with the same
+    id, clicking a label focused another form's field."""
+    campaign = make_campaign()
+    page = organiser_client.get(detail_url(campaign)).content.decode()
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+    for label_for in re.findall(r'<label for="([^"]+)"', page):
+        assert label_for in ids
+    assert 'id="topics_file"' in page
+    assert 'id="documents_file"' in page
+    assert 'id="runs_files"' in page
