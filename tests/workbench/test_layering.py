@@ -51,6 +51,8 @@ PURE_CORES = [
     "scoring.analysis.leaderboard",
     "scoring.analysis.render",
     "scoring.analysis.cli",
+    "scoring.analysis.correlation",
+    "scoring.analysis.ranks",
     "scoring.plots",
     "scoring.tasks.sets",
     "scoring.tasks.codiesp",
