@@ -53,6 +53,7 @@ PURE_CORES = [
     "scoring.analysis.cli",
     "scoring.analysis.correlation",
     "scoring.analysis.ranks",
+    "scoring.analysis.reusability",
     "scoring.plots",
     "scoring.tasks.sets",
     "scoring.tasks.codiesp",
