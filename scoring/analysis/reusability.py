@@ -27,6 +27,7 @@ maybe more numeric columns); runs with query_id, doc_id, score, run_id.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -47,7 +48,23 @@ type Depth = int | Mapping[str, int]
 
 
 class ReusabilityError(ValueError):
-    """Inputs a reusability report cannot be made from; the message says why."""
+    """Inputs a reusability report cannot be made from; the message says why.
+    run: the index of the run at fault, when one is."""
+
+    def __init__(self, message: str, *, run: int | None = None) -> None:
+        super().__init__(message)
+        self.run = run
+
+
+@dataclass(frozen=True)
+class ReusabilityInputs:
+    """What a report is made from, however it was read (files, or a stored pool):
+    the arguments of `reusability` but the measure and groups."""
+
+    qrels: Qrels
+    runs: Sequence[Run]
+    depth: Depth
+    options: EvalOptions
 
 
 @dataclass(frozen=True)
@@ -78,6 +95,12 @@ class MeasureScores:
     @property
     def change(self) -> np.ndarray:
         return self.without - self.full
+
+    @property
+    def mean_change(self) -> float:
+        """The mean change over the runs that have a score both ways (NaN: none)."""
+        change = self.change[np.isfinite(self.change)]
+        return float(change.mean()) if len(change) else math.nan
 
     def largest_drop(self) -> int | None:
         """The run whose score falls most, None when none falls."""
@@ -157,9 +180,9 @@ def reusability(
     if len(measure.names) != 1 or measure.measure.summary is None:
         raise ReusabilityError(f"measure {measure.measure.name!r}: one value with a summary")
     tags = tuple(run_tag(run) for run in runs)
-    repeated = sorted({tag for tag in tags if tags.count(tag) > 1})
-    if repeated:
-        raise ReusabilityError(f"two runs have the tag {repeated[0]!r}")
+    for run, tag in enumerate(tags):
+        if tag in tags[:run]:
+            raise ReusabilityError(f"two runs have the tag {tag!r}", run=run)
     if not runs:
         raise ReusabilityError("no runs")
     qrels = as_plain_qrels(qrels)
@@ -169,6 +192,11 @@ def reusability(
     ranked = rank_and_judge(
         judgments, runs, EvalOptions(max_docs_per_topic=deepest), with_judgment_rows=True
     )
+    lacking = np.flatnonzero(np.bincount(ranked.group_run, minlength=len(runs)) == 0)
+    if len(lacking):
+        raise ReusabilityError(
+            f"no topic of run {tags[lacking[0]]!r} is in the qrels", run=int(lacking[0])
+        )
     variants = _variants(measure)
     scorer = _Scorer(qrels, runs, variants, options)
     full = scorer.scores(np.ones(len(judgments.row_label), dtype=bool), np.arange(len(runs)))
@@ -397,7 +425,7 @@ def _group_units(
     missing = [tag for tag in tags if tag not in groups]
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        raise ReusabilityError(f"run {missing[0]!r} has no group{more}")
+        raise ReusabilityError(f"run {missing[0]!r} has no group{more}", run=tags.index(missing[0]))
     names = tuple(sorted({groups[tag] for tag in tags}))
     index = {name: unit for unit, name in enumerate(names)}
     return names, np.array([index[groups[tag]] for tag in tags], dtype=np.int64)

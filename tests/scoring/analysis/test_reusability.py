@@ -154,6 +154,10 @@ def test_refusals():
         reusability(HAND_QRELS, [HAND_RUNS[0], HAND_RUNS[0]], depth=2, measure=measure)
     with pytest.raises(ReusabilityError, match="at least 1"):
         reusability(HAND_QRELS, HAND_RUNS, depth=0, measure=measure)
+    with pytest.raises(ReusabilityError, match="no topic of run 'C' is in the qrels"):
+        reusability(
+            HAND_QRELS, [*HAND_RUNS, run_frame("C", {"2": [("d1", 1.0)]})], depth=2, measure=measure
+        )
     with pytest.raises(ReusabilityError, match="one value"):
         reusability(HAND_QRELS, HAND_RUNS, depth=2, measure=TREC.select(["P"])[0])
 
@@ -192,6 +196,9 @@ def collections(draw):
             max_size=30,
         )
     )
+    for run in runs:  # every run has a qrels topic (or it is refused)
+        if not set(run["query_id"]) & {topic for topic, _ in labels}:
+            labels[(run["query_id"].iloc[0], "x2")] = 0
     depth = draw(
         st.one_of(
             st.integers(1, 4),
