@@ -140,6 +140,10 @@ def _summary_json(scores: MeasureScores, tags: tuple[str, ...]) -> dict[str, Any
 # Text
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _value(value: float) -> str:
     return f"{value:.4f}" if math.isfinite(value) else "-"
 
@@ -166,8 +170,9 @@ def _table(header: list[str], rows: list[list[str]], *, left: int = 1) -> list[s
 
 def text(report: Reusability) -> str:
     lines = [
-        f"Pool reusability: {report.measure}, pooled to {_depth(report)}; {len(report.runs)} "
-        f"runs, {len(report.topics)} topics, {report.pooled:,} judged documents pooled.",
+        f"Pool reusability: {report.measure}, pooled to {_depth(report)}; "
+        f"{_count(len(report.runs), 'run')}, {_count(len(report.topics), 'topic')}, "
+        f"{_count(report.pooled, 'judged document')} pooled.",
         "Each unit is scored again on the qrels without the judged documents it alone pooled.",
     ]
     order = _order(report)
