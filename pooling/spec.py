@@ -140,6 +140,19 @@ class PoolSpec:
         """The deepest rank pooled for this topic: the bottom of its last stratum."""
         return self.strata_for(topic_id)[-1].hi
 
+    def full_depth(self, topic_id: str) -> int | None:
+        """The k for which this topic's pool is a depth-k pool: every document some
+        run ranks <= k, and nothing else. None when the topic's pool samples (a
+        rate below 1), leaves ranks out (allowed gaps) or holds imported judgments."""
+        if self.source:
+            return None
+        strata = self.strata_for(topic_id)
+        if strata[0].lo != 1 or any(stratum.rate != 1.0 for stratum in strata):
+            return None
+        if any(after.lo != before.hi + 1 for before, after in itertools.pairwise(strata)):
+            return None
+        return strata[-1].hi
+
     @property
     def max_depth(self) -> int:
         """The deepest rank any topic's pool looks at."""

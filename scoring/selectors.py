@@ -38,6 +38,7 @@ from scoring.analysis.leaderboard import (
     build_leaderboard,
 )
 from scoring.analysis.leaderboard import Options as LeaderboardOptions
+from scoring.analysis.reusability import ReusabilityInputs
 from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
 from scoring.measures.catalog import TREC, MeasureError
@@ -352,6 +353,8 @@ class NothingJudged(ScoringError):
 
 
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "bpref", "recip_rank")
+# How a pool's runs are scored: trec_eval -c -M 1000 (a judged topic a run lacks counts 0).
+POOL_EVAL_OPTIONS = EvalOptions(complete=True, max_docs_per_topic=1000)
 INFERRED_MEASURES = ("infAP", "infNDCG")
 
 
@@ -430,7 +433,7 @@ def pool_scores_report(
     tagged = _campaign_runs(pool)
     runs = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
-    options = EvalOptions(complete=True, max_docs_per_topic=1000)
+    options = POOL_EVAL_OPTIONS
     frames = [evaluate(qrels, runs, requested, options).to_frame()]
     if not PoolSpec.from_dict(pool.spec).is_depth_only:
         stratified = exports.export_frame(
@@ -503,7 +506,7 @@ def _ranking_stability(pool: Pool, measure: str, steps: int, state_time: str) ->
     tags = [tag for tag, _ in tagged]
     runs = [table for _, table in tagged]
     requested = TREC.select([measure])
-    options = EvalOptions(complete=True, max_docs_per_topic=1000)
+    options = POOL_EVAL_OPTIONS
 
     def score(labels: pd.DataFrame) -> dict[str, float]:
         summary = evaluate(labels[["query_id", "doc_id", "relevance"]], runs, requested, options)
@@ -588,3 +591,40 @@ def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[floa
         mine = scores[scores["run_id"] == run].set_index("measure")["value"]
         curves[run] = [float(mine[f"iprec_at_recall_{level:.2f}"]) for level in RECALL_LEVELS]
     return curves
+
+
+# --------------------------------------------------------------------------
+# Reusability: each run left out of the pool in turn
+
+
+def pool_reusability_inputs(*, pool: Pool) -> ReusabilityInputs:
+    """What `scoring.analysis.reusability` needs for a stored pool: its final labels
+    as qrels, the runs it was built from (late additions too), the depth each
+    judged topic is pooled to now (the spec of its last revision), and the
+    scoring options of `pool_scores`. Raises ScoringError for a pool that is not
+    depth-k (sampled strata, gaps, imported judgments) or has no runs."""
+    labels = judging_selectors.final_labels(pool)
+    if labels.empty:
+        raise NothingJudged("nothing is judged in this pool yet")
+    specs = pooling_selectors.topic_specs(pool)
+    depth = {}
+    for topic in sorted(set(labels["query_id"]), key=topic_sort_key):
+        spec = specs.get(topic, PoolSpec.from_dict(pool.spec))
+        full = spec.full_depth(topic)
+        if full is None and spec.source:
+            raise ScoringError(
+                f"pool {pool.pk} holds judgments imported from {spec.source}, not a pool "
+                "of runs: there is nothing to leave out"
+            )
+        if full is None:
+            strata = " ".join(str(stratum) for stratum in spec.strata_for(topic))
+            raise ScoringError(
+                f"topic {topic} of pool {pool.pk} is not a depth-k pool ({strata}): leaving "
+                "runs out of a sampled pool needs inferred measures, not done here"
+            )
+        depth[topic] = full
+    runs = [read_run_cache(run.cache_file.path) for run in pool.runs.order_by("tag")]
+    if not runs:
+        raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
+    qrels = labels[["query_id", "doc_id", "relevance"]]
+    return ReusabilityInputs(qrels=qrels, runs=runs, depth=depth, options=POOL_EVAL_OPTIONS)

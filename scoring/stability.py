@@ -3,8 +3,8 @@
 The labels are taken in the order they were first made. At each checkpoint
 (after every tenth of them, by default) the runs are scored on the labels
 made by then, and that ranking of the runs is compared with the ranking
-under every label made so far by Kendall's tau-b (tied scores counted as
-tau-b does; checked against scipy's `kendalltau`). A label counts with the value it
+under every label made so far by Kendall's tau-b
+(`scoring.analysis.correlation.kendall_tau`). A label counts with the value it
 has now: revisions are not replayed backwards, because the question is
 whether *more* judgments still change the ranking.
 
@@ -20,8 +20,9 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
+
+from scoring.analysis.correlation import kendall_tau
 
 Scores = Mapping[str, float]
 DEFAULT_STEPS = 10
@@ -87,28 +88,6 @@ def ranking_stability(
         for size, scores in zip(sizes, scored, strict=True)
     ]
     return Stability(measure=measure, checkpoints=checkpoints)
-
-
-def kendall_tau(a: Scores, b: Scores) -> float | None:
-    """Kendall's tau-b between two scorings of the same runs (runs missing from
-    either count 0); None with fewer than two runs or when either is constant.
-
-    (concordant - discordant) / sqrt((pairs - ties in a) * (pairs - ties in b)),
-    over all pairs at once: a campaign has hundreds of runs at most, and
-    scipy.stats (the tests' oracle) would cost a second to import.
-    """
-    runs = sorted(set(a) | set(b))
-    if len(runs) < 2:
-        return None
-    x = np.array([a.get(run, 0.0) for run in runs])
-    y = np.array([b.get(run, 0.0) for run in runs])
-    upper = np.triu_indices(len(runs), k=1)
-    dx = np.sign(x[:, None] - x[None, :])[upper]
-    dy = np.sign(y[:, None] - y[None, :])[upper]
-    untied_x, untied_y = np.count_nonzero(dx), np.count_nonzero(dy)
-    if untied_x == 0 or untied_y == 0:
-        return None
-    return float(np.sum(dx * dy) / math.sqrt(untied_x * untied_y))
 
 
 @dataclass(frozen=True)

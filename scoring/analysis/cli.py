@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO, NoReturn, TextIO
+from typing import BinaryIO, TextIO
 
+from scoring.analysis.arguments import ArgumentParser, one_number
 from scoring.analysis.corrections import CORRECTIONS
 from scoring.analysis.leaderboard import (
     TESTS,
@@ -31,7 +32,6 @@ from scoring.analysis.leaderboard import (
 from scoring.analysis.render import FORMATS, write_leaderboard
 from scoring.command_line import UsageError, guarded, read_inputs, run_file_names
 from scoring.evaluation import evaluate
-from scoring.measures.base import RequestedMeasure, ValueKind
 from scoring.measures.catalog import TREC
 from scoring.measures.rankings import EvalOptions
 from scoring.qrels import TREC_QRELS
@@ -39,15 +39,8 @@ from scoring.qrels import TREC_QRELS
 PROGRAM = "leaderboard"
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError (one line, exit 2) rather than printing usage."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def _parser() -> _Parser:
-    parser = _Parser(
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog=PROGRAM,
         add_help=False,
         description="Rank runs by the mean of a measure over topics, with confidence "
@@ -104,7 +97,7 @@ def _run(arguments: argparse.Namespace, stdout: TextIO, stderr: TextIO, stdin: B
         )
     except LeaderboardError as error:
         raise UsageError(str(error)) from None
-    requested = _one_value(TREC.select([arguments.measure]), arguments.measure)
+    requested = one_number(TREC.select([arguments.measure]), arguments.measure)
     names = run_file_names(arguments.runs)
     qrels, runs = read_inputs(arguments.qrels, TREC_QRELS, names, stdin)
     evaluation = evaluate(qrels, runs, [requested], EvalOptions(complete=arguments.complete))
@@ -137,21 +130,3 @@ def _build(table: ScoreTable, options: Options, stderr: TextIO) -> Leaderboard:
         total=runs * (runs - 1) // 2, desc="Tukey HSD", unit=" pairs", disable=None, file=stderr
     ) as bar:
         return build_leaderboard(table, options, progress=bar.update)
-
-
-def _one_value(requested: list[RequestedMeasure], argument: str) -> RequestedMeasure:
-    """The one per-topic number -m names: not a set of measures, one cutoff, numeric."""
-    if len(requested) != 1:
-        names = ", ".join(measure.measure.name for measure in requested)
-        raise UsageError(f"-m {argument} names several measures ({names}); name one")
-    measure = requested[0]
-    if len(measure.names) != 1:
-        raise UsageError(
-            f"-m {argument} has {len(measure.names)} values ({', '.join(measure.names)}); "
-            f"name one cutoff, e.g. -m {measure.measure.name}.{measure.names[0].rsplit('_', 1)[-1]}"
-        )
-    if not measure.measure.per_query:
-        raise UsageError(f"measure '{measure.measure.name}' has no per-topic values")
-    if measure.measure.kind not in (ValueKind.REAL, ValueKind.COUNT):
-        raise UsageError(f"measure '{measure.measure.name}' is not a number")
-    return measure

@@ -10,7 +10,7 @@ out for every run and listed in `Leaderboard.excluded` with the runs that
 lack it, so that the means, intervals and pairs all rest on one topic set.
 
 Runs are ranked by mean (trec_eval's, `topic_means`), highest first, ties by
-name. Pairs are (a, b) with a ranked above b, in rank order of a then b;
+name (`ranks.ranked`). Pairs are (a, b) with a ranked above b, in rank order of a then b;
 each test's p-values are adjusted over its own family (all pairs) by the
 correction, except Tukey's HSD, whose p-values are adjusted already.
 """
@@ -25,6 +25,7 @@ import numpy as np
 
 from scoring.analysis import intervals, paired
 from scoring.analysis.corrections import CORRECTIONS, adjust
+from scoring.analysis.ranks import ranked
 from scoring.analysis.tukey import tukey_hsd
 
 if TYPE_CHECKING:
@@ -176,7 +177,7 @@ def build_leaderboard(
     topics = tuple(topic for topic, keep in zip(table.topics, kept, strict=True) if keep)
 
     means = intervals.topic_means(values)
-    order = np.lexsort((np.asarray(table.runs), -means))
+    order = ranked(table.runs, means)
     runs = tuple(table.runs[run] for run in order)
     scores, means = values[order], means[order]
     confidence = 1 - options.alpha

@@ -417,13 +417,18 @@ def _batch_groups(num_ret: np.ndarray, max_cells: int) -> Iterator[np.ndarray]:
 
 
 def rank_and_judge(
-    judgments: Judgments, runs: Sequence[Run], options: EvalOptions
+    judgments: Judgments,
+    runs: Sequence[Run],
+    options: EvalOptions,
+    *,
+    with_judgment_rows: bool = False,
 ) -> JudgedRankings:
     """Rank every run's documents per topic and attach their judgments.
 
     Topics absent from the qrels are ignored, as trec_eval does. Plain runs
     (`columns.PlainRun`) are ranked without Arrow; if any run is a frame,
-    all are read as Arrow tables.
+    all are read as Arrow tables. The qrels row of each ranked document
+    (`row_judgment`) is kept when the qrels have more columns, or when asked.
     """
     tables = arrow_runs(runs)
     n_topics = len(judgments.topics)
@@ -493,7 +498,7 @@ def rank_and_judge(
         row_group=row_group,
         row_rank=row_rank,
         row_label=label,
-        row_judgment=row if judgments.columns else None,
+        row_judgment=row if judgments.columns or with_judgment_rows else None,
     )
 
 

@@ -119,3 +119,15 @@ def test_a_gap_in_the_ranks_is_an_error_unless_asked_for(spec, message):
 def test_gapless_specs_store_no_allow_gaps_key():
     assert "allow_gaps" not in CDS_2014.to_dict()
     assert "--allow-gaps" not in CDS_2014.to_args()
+
+
+def test_full_depth_is_the_k_of_a_depth_k_pool_and_none_otherwise():
+    assert PoolSpec(depth=20).full_depth("1") == 20
+    assert PoolSpec(depth=20, topic_depths={"2": 50}).full_depth("2") == 50
+    # Strata judged in full, one after the other, pool every rank down to the last.
+    assert PoolSpec(depth=10, strata=(Stratum(11, 30, 1.0),)).full_depth("1") == 30
+    assert PoolSpec(depth=10, strata=(Stratum(11, 30, 0.5),)).full_depth("1") is None
+    gap = PoolSpec(depth=10, strata=(Stratum(21, 30, 1.0),), allow_gaps=True)
+    assert gap.full_depth("1") is None
+    assert PoolSpec(strata=(Stratum(5, 30, 1.0),), allow_gaps=True).full_depth("1") is None
+    assert PoolSpec(source="qrels.txt").full_depth("1") is None

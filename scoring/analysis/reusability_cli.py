@@ -1,0 +1,196 @@
+"""`reusability`: would a run that was not pooled be scored fairly? Pure core.
+
+    reusability --qrels QRELS --depth K [-m MEASURE] [-c] [--groups FILE]
+                [--format text|json] RUN...
+    reusability --pool ID [-m MEASURE] [--groups FILE] [--format text|json]
+
+Files are read as `trec_eval` reads them (`scoring.command_line.read_inputs`:
+RUN may be files, directories or `-`); K is the depth the pool was built to.
+`--pool ID` reads a stored pool instead, through the `load_pool` the Django
+command passes in (this module imports no Django). The groups file has one
+`run_tag<TAB>group` line per run. `scoring.analysis.reusability` computes,
+`reusability_render` writes. A bad input or option is one line on stderr,
+`file:line: reason` where there is one, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+from pooling.problems import InputError, ProblemLog
+from scoring.analysis.arguments import ArgumentParser, one_number
+from scoring.analysis.reusability import (
+    Reusability,
+    ReusabilityError,
+    ReusabilityInputs,
+    reusability,
+)
+from scoring.analysis.reusability_render import FORMATS, write_reusability
+from scoring.command_line import UsageError, guarded, read_inputs, run_file_names
+from scoring.measures.catalog import TREC
+from scoring.measures.columns import run_tag
+from scoring.measures.rankings import EvalOptions
+from scoring.qrels import TREC_QRELS
+
+PROGRAM = "reusability"
+
+type PoolLoader = Callable[[int], ReusabilityInputs]
+"""Reads a stored pool's qrels, runs and depth; raises UsageError when it cannot."""
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog=PROGRAM,
+        add_help=False,
+        description="Leave each run (and each group of runs) out of a depth-k pool in turn: "
+        "score it without the judged documents only it pooled, and compare the rankings.",
+    )
+    parser.add_argument("-h", "--help", action="store_true", help="show this help")
+    parser.add_argument("--qrels", help="the qrels file (trec_eval's format)")
+    parser.add_argument("--depth", type=int, help="the depth the pool was built to")
+    parser.add_argument(
+        "--pool", type=int, metavar="ID", help="a stored pool: its judgments, runs and depth"
+    )
+    parser.add_argument(
+        "runs", nargs="*", metavar="RUN", help="run files or directories, - for stdin"
+    )
+    parser.add_argument(
+        "-m", "--measure", default="map", help="one trec_eval measure (default map)"
+    )
+    parser.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score a qrels topic missing from a run as trec_eval -c does (a pool always is)",
+    )
+    parser.add_argument(
+        "--groups", metavar="FILE", help="run_tag<TAB>group lines: leave groups out too"
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="default text")
+    return parser
+
+
+def main(
+    argv: Sequence[str],
+    stdout: TextIO,
+    stderr: TextIO,
+    *,
+    stdin: BinaryIO | None = None,
+    load_pool: PoolLoader | None = None,
+) -> int:
+    """Run the report on `argv` (without the program name); returns the exit status."""
+
+    def command() -> int:
+        if "-h" in argv or "--help" in argv:
+            stdout.write(_parser().format_help())
+            return 0
+        arguments = _parser().parse_args(argv)
+        report = _report(arguments, stderr, stdin or sys.stdin.buffer, load_pool)
+        write_reusability(report, stdout, arguments.format)
+        return 0
+
+    return guarded(PROGRAM, command, stderr)
+
+
+def _report(
+    arguments: argparse.Namespace,
+    stderr: TextIO,
+    stdin: BinaryIO,
+    load_pool: PoolLoader | None,
+) -> Reusability:
+    measure = one_number(TREC.select([arguments.measure]), arguments.measure)
+    groups = read_groups(arguments.groups) if arguments.groups else None
+    inputs, names = _inputs(arguments, stdin, load_pool)
+    if groups is not None:
+        _check_groups(arguments.groups, groups, inputs, names)
+    from tqdm import tqdm
+
+    units = len(inputs.runs) + (len(set(groups.values())) if groups else 0)
+    try:
+        with tqdm(total=units, desc="leaving out", unit=" units", disable=None, file=stderr) as bar:
+            return reusability(
+                inputs.qrels,
+                inputs.runs,
+                depth=inputs.depth,
+                measure=measure,
+                groups=groups,
+                options=inputs.options,
+                progress=bar.update,
+            )
+    except ReusabilityError as error:
+        where = f"{names[error.run]}: " if error.run is not None else ""
+        raise UsageError(f"{where}{error}") from None
+
+
+def _inputs(
+    arguments: argparse.Namespace, stdin: BinaryIO, load_pool: PoolLoader | None
+) -> tuple[ReusabilityInputs, list[str]]:
+    """The inputs, and a name for each run (its file, or its tag in the pool)."""
+    if arguments.pool is not None:
+        if arguments.qrels or arguments.runs or arguments.depth is not None:
+            raise UsageError("--pool reads the pool's qrels, runs and depth: give none of them")
+        if load_pool is None:
+            raise UsageError("--pool reads the workbench's database: run manage.py reusability")
+        inputs = load_pool(arguments.pool)
+        return inputs, [f"run {run_tag(run)}" for run in inputs.runs]
+    if not arguments.qrels:
+        raise UsageError("give the qrels (--qrels FILE), or a stored pool (--pool ID)")
+    if arguments.depth is None:
+        raise UsageError("give the depth the pool was built to (--depth K)")
+    if arguments.depth < 1:
+        raise UsageError(f"--depth must be at least 1, not {arguments.depth}")
+    if not arguments.runs:
+        raise UsageError("give the run files that built the pool")
+    names = run_file_names(arguments.runs)
+    qrels, runs = read_inputs(arguments.qrels, TREC_QRELS, names, stdin)
+    options = EvalOptions(complete=arguments.complete)
+    return ReusabilityInputs(qrels, runs, arguments.depth, options), names
+
+
+def read_groups(path: str) -> dict[str, str]:
+    """run tag -> group, from `run_tag<TAB>group` lines; blank lines and lines
+    starting with # are skipped. Raises InputError naming each bad line."""
+    data = Path(path).read_bytes()
+    log = ProblemLog(path)
+    groups: dict[str, str] = {}
+    where: dict[str, int] = {}
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError:
+            log.add(number, "not UTF-8 text")
+            continue
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2 or not all(field.strip() for field in fields):
+            log.add(number, f"expected 'run_tag<TAB>group', got {line!r}")
+            continue
+        tag, group = (field.strip() for field in fields)
+        if tag in groups and groups[tag] != group:
+            log.add(number, f"run {tag!r} is in group {groups[tag]!r} on line {where[tag]}")
+            continue
+        groups.setdefault(tag, group)
+        where.setdefault(tag, number)
+    if not log.ok:
+        raise InputError.from_log(log)
+    return groups
+
+
+def _check_groups(
+    path: str, groups: dict[str, str], inputs: ReusabilityInputs, names: list[str]
+) -> None:
+    """Every run needs a group: a forgotten one would be a group of its own."""
+    missing = [
+        (name, tag)
+        for name, tag in zip(names, (run_tag(run) for run in inputs.runs), strict=True)
+        if tag not in groups
+    ]
+    if missing:
+        name, tag = missing[0]
+        more = f" (and {len(missing) - 1} more runs)" if len(missing) > 1 else ""
+        raise UsageError(f"{path}: no group for run {tag!r} ({name}){more}")
