@@ -329,8 +329,9 @@ def judged_share(
     documents are mostly unjudged is scored on guesses.
 
     Columns: run_id, k, documents ((topic, docno) pairs it ranks <= k),
-    judged (of those, judged by anyone), share (judged / documents; NaN for a
-    run with nothing ranked). Rows by run_id, then k ascending.
+    judged (of those, judged by anyone), share (the mean over the run's
+    topics of each topic's judged share, as the reusability report counts it;
+    NaN for a run with nothing ranked). Rows by run_id, then k ascending.
     """
     run_ids = _run_ids(ranked)
     frames = []
@@ -341,8 +342,16 @@ def judged_share(
         done = judged_mask(table, judged)
         documents = np.bincount(runs, minlength=len(run_ids))
         hits = np.bincount(runs[done], minlength=len(run_ids))
+        # Each (run, topic) weighs the same, however many documents the run returned.
+        topic, _ = pd.factorize(table.column("query_id").to_pandas())
+        group = runs.astype(np.int64) * (int(topic.max(initial=-1)) + 1) + topic
+        groups, inverse = np.unique(group, return_inverse=True)
+        topic_share = np.bincount(inverse, done) / np.bincount(inverse)
+        run_of_group = groups // (int(topic.max(initial=-1)) + 1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            share = hits / documents
+            share = np.bincount(run_of_group, topic_share, minlength=len(run_ids)) / np.bincount(
+                run_of_group, minlength=len(run_ids)
+            )
         frames.append(
             pd.DataFrame(
                 {"run_id": run_ids, "k": k, "documents": documents, "judged": hits, "share": share}

@@ -257,7 +257,22 @@ def test_judged_share_matches_brute_force(runs, judged):
             row = table[(table["run_id"] == run) & (table["k"] == k)].iloc[0]
             assert row["documents"] == len(documents)
             assert row["judged"] == len(documents & done)
-            assert row["share"] == pytest.approx(len(documents & done) / len(documents))
+            topics = sorted({topic for topic, _ in documents})
+            shares = [
+                len({d for d in documents & done if d[0] == t})
+                / len({d for d in documents if d[0] == t})
+                for t in topics
+            ]
+            assert row["share"] == pytest.approx(sum(shares) / len(shares))
+
+
+def test_judged_share_weighs_each_topic_the_same():
+    """Topic 1 returns one judged document, topic 2 three unjudged: half of the
+    topics' shares (0.5), not a quarter of the documents."""
+    runs = runs_from_text("1 Q0 a 1 3 r1\n2 Q0 b 1 3 r1\n2 Q0 c 2 2 r1\n2 Q0 d 3 1 r1\n")
+    judged = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]})
+    [row] = judged_share(rank_runs(runs), judged, ks=[3]).itertuples(index=False)
+    assert (row.documents, row.judged, row.share) == (4, 1, 0.5)
 
 
 def test_judged_share_with_nothing_judged_is_zero():
