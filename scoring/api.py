@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from django.http import Http404
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -12,12 +14,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pooling.selectors import pool_or_404
-from scoring import selectors
+from scoring import jobs, selectors
 from scoring.analysis.corrections import CORRECTIONS
 from scoring.analysis.render import to_json
 from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
 from scoring.forms import LeaderboardForm
 from workbench.http import attachment
+from workbench.models import Job
 from workbench.roles import IsOrganiser
 
 
@@ -161,3 +164,80 @@ class LeaderboardView(APIView):
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=400)
         return Response(to_json(board))
+
+
+class ReusabilityView(APIView):
+    """The pool's reusability report (each run left out in turn), made by a job."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    _measure = OpenApiParameter("measure", str, description="a trec_eval measure (default map)")
+
+    @extend_schema(
+        parameters=[_measure],
+        responses={
+            200: OpenApiResponse(
+                description="The report of the current labels: the JSON of manage.py "
+                "reusability --pool ID --format json."
+            ),
+            202: OpenApiResponse(description="A job is making it: {job, state, url}."),
+            400: OpenApiResponse(description="A measure or pool it cannot be made for."),
+            404: OpenApiResponse(description="No report of the current labels: POST to make one."),
+            409: OpenApiResponse(description="Nothing judged yet."),
+        },
+    )
+    def get(self, request: Request, pool_id: int) -> Response:
+        pool = pool_or_404(pool_id)
+        measure = request.query_params.get("measure", "map")
+        refused = _reusability_refused(pool, measure)
+        if refused:
+            return refused
+        job = selectors.reusability_job(pool, measure)
+        if job is None or job.state == Job.FAILED:
+            detail = "no report of the current labels: POST to make one"
+            if job is not None:
+                detail = f"the last attempt failed: {job.error}; POST to try again"
+            return Response({"detail": detail}, status=404)
+        if job.state != Job.DONE:
+            return _job_accepted(request, job)
+        return Response(job.result["report"])
+
+    @extend_schema(
+        parameters=[_measure],
+        request=None,
+        responses={
+            202: OpenApiResponse(description="{job, state, url}: poll the job, then GET."),
+            400: OpenApiResponse(description="A measure or pool it cannot be made for."),
+            409: OpenApiResponse(description="Nothing judged yet."),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Start the report of the current labels (or give the job already at it)."""
+        pool = pool_or_404(pool_id)
+        measure = request.query_params.get("measure", "map")
+        refused = _reusability_refused(pool, measure)
+        if refused:
+            return refused
+        job = selectors.reusability_job(pool, measure)
+        if job is None or job.state == Job.FAILED:
+            job = jobs.reusability_start(pool=pool, measure=measure, user=request.user)
+        return _job_accepted(request, job)
+
+
+def _reusability_refused(pool: Any, measure: str) -> Response | None:
+    try:
+        selectors.reusability_measure(measure)
+        selectors.reusability_refusal(pool)
+    except selectors.NothingJudged as state:
+        return Response({"detail": str(state)}, status=409)
+    except selectors.ScoringError as error:
+        return Response({"detail": str(error)}, status=400)
+    return None
+
+
+def _job_accepted(request: Request, job: Job) -> Response:
+    url = reverse("api-job", args=[job.pk])
+    return Response(
+        {"job": job.pk, "state": job.state, "url": request.build_absolute_uri(url)},
+        status=202,
+        headers={"Location": url},
+    )

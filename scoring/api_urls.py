@@ -14,6 +14,11 @@ urlpatterns = [
         api.LeaderboardView.as_view(),
         name="api-pool-leaderboard",
     ),
+    path(
+        "pools/<int:pool_id>/reusability/",
+        api.ReusabilityView.as_view(),
+        name="api-pool-reusability",
+    ),
     path("campaigns/<slug:slug>/gold/", task_api.TaskGoldView.as_view(), name="api-task-gold"),
     path(
         "campaigns/<slug:slug>/submissions/",

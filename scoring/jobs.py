@@ -10,7 +10,8 @@ from django.core.files.storage import default_storage
 
 from pooling.models import Pool
 from scoring import selectors
-from workbench.jobs import JobProgress
+from scoring.analysis import reusability_render
+from workbench.jobs import JobProgress, job_start
 from workbench.models import Job
 
 
@@ -38,3 +39,28 @@ def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
     runs = report.scores["run_id"].nunique()
     progress.note(f"{runs} runs scored over {len(report.judged_topics)} judged topics")
     return {"pool": pool.pk, "campaign": pool.campaign.slug, "scores": report.to_dict()}
+
+
+def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """The pool's reusability report: params as `selectors.reusability_params`,
+    by which the page and API find it again. The result holds the report's JSON
+    (`reusability_render.to_json`)."""
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+    report = selectors.pool_reusability(pool=pool, measure=params["measure"], progress=progress)
+    progress.note(
+        f"{len(report.runs)} runs left out in turn over {len(report.topics)} judged topics"
+    )
+    return {"pool": pool.pk, "report": reusability_render.to_json(report)}
+
+
+def reusability_start(*, pool: Pool, measure: str, user: Any) -> Job:
+    """Queue the report of the pool's current labels (found again by
+    `selectors.reusability_job`)."""
+    return job_start(
+        kind=selectors.REUSABILITY_JOB,
+        title=f"Reusability of pool {pool.pk} ({measure})",
+        params=selectors.reusability_params(pool, measure),
+        campaign=pool.campaign,
+        created_by=user,
+    )

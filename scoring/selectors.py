@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow.compute as pc
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Max
+from django.db.models import F, Max
 from django.utils import timezone
 
 from judging import selectors as judging_selectors
@@ -31,6 +31,7 @@ from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec
 from pooling.topic_ids import topic_sort_key
 from scoring import exports, stability
+from scoring.analysis.arguments import one_number
 from scoring.analysis.leaderboard import (
     Leaderboard,
     LeaderboardError,
@@ -38,14 +39,22 @@ from scoring.analysis.leaderboard import (
     build_leaderboard,
 )
 from scoring.analysis.leaderboard import Options as LeaderboardOptions
-from scoring.analysis.reusability import ReusabilityInputs
+from scoring.analysis.reusability import (
+    Reusability,
+    ReusabilityError,
+    ReusabilityInputs,
+    reusability,
+)
+from scoring.command_line import UsageError
 from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
+from scoring.measures.base import RequestedMeasure
 from scoring.measures.catalog import TREC, MeasureError
 from scoring.measures.params import ParamError
 from scoring.measures.rankings import EvalOptions
 from scoring.sample_eval import evaluate_sample
 from scoring.stability import Spread, Stability
+from workbench.models import Job
 
 TIE_RULE = "score descending, then docno descending (byte order); the rank column is ignored"
 PROVENANCE_FILE = "provenance.tsv"
@@ -628,3 +637,70 @@ def pool_reusability_inputs(*, pool: Pool) -> ReusabilityInputs:
         raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
     qrels = labels[["query_id", "doc_id", "relevance"]]
     return ReusabilityInputs(qrels=qrels, runs=runs, depth=depth, options=POOL_EVAL_OPTIONS)
+
+
+# The job kind that makes reports (`scoring.jobs.pool_reusability`).
+REUSABILITY_JOB = "scoring.jobs.pool_reusability"
+
+
+def reusability_params(pool: Pool, measure: str) -> dict[str, Any]:
+    """A report job's params: the pool, the measure and the labels' state they
+    were computed from (a new judgment calls for a new report)."""
+    return {"pool": pool.pk, "measure": measure, "version": f"{_state_version(pool)}:{measure}"}
+
+
+def reusability_job(pool: Pool, measure: str) -> Job | None:
+    """The newest job reporting on the pool's current labels with this measure (a
+    failed one too: its error says why), or None."""
+    jobs = Job.objects.filter(kind=REUSABILITY_JOB, params=reusability_params(pool, measure))
+    return jobs.order_by("-created_at").first()
+
+
+def pool_reusability(*, pool: Pool, measure: str = "map", progress: Any = None) -> Reusability:
+    """`scoring.analysis.reusability` on the pool: each of its runs left out in turn
+    (`pool_reusability_inputs` says which pools can be). `progress` (a job's
+    JobProgress) advances by one per run left out."""
+    requested = reusability_measure(measure)
+    inputs = pool_reusability_inputs(pool=pool)
+    if progress is not None:
+        progress(done=0, total=len(inputs.runs))
+    try:
+        return reusability(
+            inputs.qrels,
+            inputs.runs,
+            depth=inputs.depth,
+            measure=requested,
+            options=inputs.options,
+            progress=progress.advance if progress is not None else None,
+        )
+    except ReusabilityError as error:
+        raise ScoringError(str(error)) from None
+
+
+def reusability_measure(measure: str) -> RequestedMeasure:
+    """The one per-topic number a reusability report is about; ScoringError otherwise."""
+    try:
+        return one_number(TREC.select([measure]), measure)
+    except (MeasureError, ParamError, UsageError) as error:
+        raise ScoringError(str(error)) from None
+
+
+def reusability_refusal(pool: Pool) -> None:
+    """Raise (NothingJudged, or ScoringError saying why) for a pool whose runs cannot
+    be left out, before a job is started; cheap, from the spec and one count."""
+    spec = PoolSpec.from_dict(pool.spec)
+    if spec.source:
+        raise ScoringError(
+            f"pool {pool.pk} holds judgments imported from {spec.source}, not a pool of "
+            "runs: there is nothing to leave out"
+        )
+    specs = [spec, *pooling_selectors.topic_specs(pool).values()]
+    if not all(s.is_depth_only for s in specs):
+        raise ScoringError(
+            f"pool {pool.pk} samples some ranks: leaving runs out of a sampled pool needs "
+            "inferred measures, not done here"
+        )
+    if not pool.runs.exists():
+        raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
+    if not pool.entries.filter(topic__judgments__docno=F("docno")).exists():
+        raise NothingJudged("nothing is judged in this pool yet")

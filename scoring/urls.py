@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import leaderboard_views, task_views, views
+from scoring import leaderboard_views, reusability_views, task_views, views
 
 app_name = "scoring"
 urlpatterns = [
@@ -14,6 +14,11 @@ urlpatterns = [
         "pools/<int:pool_id>/leaderboard/plots/<str:kind>/",
         leaderboard_views.leaderboard_plot,
         name="leaderboard_plot",
+    ),
+    path(
+        "pools/<int:pool_id>/reusability/",
+        reusability_views.pool_reusability,
+        name="pool_reusability",
     ),
     path("pools/<int:pool_id>/stability/", views.pool_stability, name="pool_stability"),
     path("pools/<int:pool_id>/qrels/", views.pool_qrels, name="pool_qrels"),

@@ -136,6 +136,10 @@ def job_result_link(job: Job) -> tuple[str, str] | None:
     if job.state == Job.DONE and "scores" in result:
         query = urlencode({"measures": " ".join(job.params.get("measures", []))})
         return "Open the scores", f"{reverse('scoring:pool_scores', args=[result['pool']])}?{query}"
+    if job.state == Job.DONE and "report" in result:
+        query = urlencode({"measure": job.params.get("measure", "map")})
+        url = reverse("scoring:pool_reusability", args=[result["pool"]])
+        return "Open the reusability report", f"{url}?{query}"
     if job.state == Job.DONE and "file" in result:
         return f"Download {result['name']}", reverse("job_file", args=[job.pk])
     if job.state == Job.DONE and "runs" in result:

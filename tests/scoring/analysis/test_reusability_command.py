@@ -45,7 +45,7 @@ def _main(*arguments: str, **kwargs) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def _pool_main(*arguments: str) -> tuple[int, str, str]:
+def pool_main(*arguments: str) -> tuple[int, str, str]:
     """As `manage.py reusability --pool ...` runs it (call_command would take a
     leading option for one of Django's own)."""
     return _main(*arguments, load_pool=load_pool)
@@ -203,7 +203,7 @@ LABELS = {
 }
 
 
-def _judged_pool(spec: PoolSpec):
+def judged_pool(spec: PoolSpec):
     campaign = make_campaign(topics=("301", "302"))
     for tag, rows in POOL_RUNS.items():
         make_run(campaign, tag, rows)
@@ -215,8 +215,8 @@ def _judged_pool(spec: PoolSpec):
 
 @pytest.mark.django_db
 def test_a_stored_pool_reports_as_its_files_do(tmp_path):
-    pool = _judged_pool(PoolSpec(depth=2))
-    status, out, err = _pool_main("--pool", str(pool.pk), "--format", "json")
+    pool = judged_pool(PoolSpec(depth=2))
+    status, out, err = pool_main("--pool", str(pool.pk), "--format", "json")
     assert (status, err) == (0, "")
     from_pool = json.loads(out)
     (tmp_path / "qrels").write_text("".join(f"{t} 0 {d} {r}\n" for (t, d), r in LABELS.items()))
@@ -237,12 +237,12 @@ def test_a_stored_pool_reports_as_its_files_do(tmp_path):
 
 @pytest.mark.django_db
 def test_a_sampled_pool_or_no_pool_is_refused():
-    pool = _judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
-    status, _, err = _pool_main("--pool", str(pool.pk))
+    pool = judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
+    status, _, err = pool_main("--pool", str(pool.pk))
     assert status == 2
     assert "is not a depth-k pool (1-1:1.0 2-3:0.5)" in err
     assert "needs inferred measures" in err
-    assert _pool_main("--pool", "999")[1:] == ("", "reusability: no pool with id 999\n")
+    assert pool_main("--pool", "999")[1:] == ("", "reusability: no pool with id 999\n")
 
 
 def test_call_command_takes_the_arguments_after_a_run(files):

@@ -1,0 +1,89 @@
+"""The reusability report of a pool on the web: page and API, made by a job, with
+the numbers of `manage.py reusability --pool`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from pooling.spec import PoolSpec, Stratum
+from tests.helpers import make_campaign, make_pool
+from tests.scoring.analysis.test_reusability_command import judged_pool, pool_main
+from workbench.models import Job
+
+pytestmark = pytest.mark.django_db
+
+
+def command_report(pool) -> dict:
+    status, out, err = pool_main("--pool", str(pool.pk), "--format", "json")
+    assert (status, err) == (0, "")
+    return json.loads(out)
+
+
+def api_for(user) -> APIClient:
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
+def test_the_page_makes_the_report_in_a_job_then_shows_it(
+    organiser_client, django_capture_on_commit_callbacks
+):
+    pool = judged_pool(PoolSpec(depth=2))
+    url = reverse("scoring:pool_reusability", args=[pool.pk])
+    first = organiser_client.get(url)
+    assert "Make the report" in first.content.decode()
+    assert not Job.objects.exists()  # no writes on GET
+    with django_capture_on_commit_callbacks(execute=True):
+        started = organiser_client.post(url, {"measure": "map"})
+    assert started.status_code == 302
+    job = Job.objects.get()
+    assert job.state == Job.DONE
+    page = organiser_client.get(url + "?measure=map")
+    assert page.context["report"] == command_report(pool)
+    html = page.content.decode()
+    assert 'data-run="A"' in html
+    assert "map -J" in html
+    # A second POST with the report made starts nothing.
+    organiser_client.post(url, {"measure": "map"})
+    assert Job.objects.count() == 1
+
+
+def test_the_page_says_why_a_pool_cannot_be_reported_on(organiser_client):
+    sampled = judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
+    page = organiser_client.get(reverse("scoring:pool_reusability", args=[sampled.pk]))
+    assert page.status_code == 400
+    assert "samples some ranks" in page.context["error"]
+    bad = organiser_client.get(
+        reverse("scoring:pool_reusability", args=[sampled.pk]) + "?measure=P.5,10"
+    )
+    assert bad.status_code == 400
+    empty = make_pool(make_campaign("empty"), {"301": ["d1"]})
+    assert (
+        organiser_client.get(reverse("scoring:pool_reusability", args=[empty.pk])).status_code
+        == 400
+    )
+
+
+def test_the_api_starts_polls_and_gives_the_report(
+    organiser, assessor, django_capture_on_commit_callbacks
+):
+    pool = judged_pool(PoolSpec(depth=2))
+    api = api_for(organiser)
+    url = f"/api/pools/{pool.pk}/reusability/?measure=map"
+    assert api.get(url).status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        started = api.post(url)
+    assert started.status_code == 202
+    assert started["Location"] == reverse("api-job", args=[started.json()["job"]])
+    report = api.get(url)
+    assert report.status_code == 200
+    assert report.json() == command_report(pool)
+    assert api.get(f"/api/pools/{pool.pk}/reusability/?measure=nosuch").status_code == 400
+    assert api_for(assessor).get(url).status_code == 403
+    schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    assert "/api/pools/{pool_id}/reusability/" in schema["paths"]
