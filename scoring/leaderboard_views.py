@@ -94,6 +94,8 @@ def _board_context(
     }
     first = board.runs[0].run
     chosen = request.GET.get("run") if request.GET.get("run") in table.runs else first
+    asked = [run for run in request.GET.getlist("runs") if run in table.runs]
+    pr_runs = asked or [row.run for row in board.runs[:5]]
     return {
         "board": board,
         "test": test,
@@ -112,12 +114,12 @@ def _board_context(
         "downloads": list(DOWNLOADS),
         "query": urlencode(query),
         "median_run": chosen,
-        "pr_runs": [row.run for row in board.runs[:5]],
+        "pr_runs": pr_runs,
         "figures": [
             {
                 "kind": kind,
                 "title": title,
-                "url": _plot_url(pool, kind, query, chosen, [row.run for row in board.runs[:5]]),
+                "url": _plot_url(pool, kind, query, chosen, pr_runs),
             }
             for kind, title in PLOTS.items()
         ],

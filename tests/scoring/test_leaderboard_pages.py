@@ -120,6 +120,15 @@ def test_the_median_picture_is_of_the_chosen_run(organiser_client, pool):
     assert organiser_client.get(url + "?run=nosuch").status_code == 400
 
 
+def test_the_precision_recall_picture_draws_the_chosen_runs(organiser_client, pool):
+    url = leaderboard_url(pool, measure="map") + "&runs=demo-run8&runs=demo-run2&runs=nosuch"
+    page = organiser_client.get(url)
+    assert page.context["pr_runs"] == ["demo-run8", "demo-run2"]
+    [pr] = [f for f in page.context["figures"] if f["kind"] == "pr"]
+    table = organiser_client.get(pr["url"] + "&format=csv").content.decode().splitlines()
+    assert {line.split(",")[0] for line in table[1:]} == {"demo-run8", "demo-run2"}
+
+
 def test_bad_requests_are_4xx_with_the_reason(organiser_client, pool):
     for params, reason in [
         ({"alpha": "2"}, "alpha"),
