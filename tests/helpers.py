@@ -47,6 +47,20 @@ def make_run(campaign: Campaign, tag: str, rows: dict[str, list[str]]) -> Run:
     return services.runs_import(campaign=campaign, uploads=[upload])[0]
 
 
+def make_team(campaign: Campaign, name: str, members: Iterable[User] = ()):
+    from pooling import team_services
+
+    return team_services.team_create(campaign=campaign, name=name, members=members)
+
+
+def make_team_run(team, tag: str, rows: dict[str, list[str]]) -> Run:
+    """A run the team submits, checked and stored as its page and API do."""
+    from pooling import team_services
+
+    upload = services.RunUpload(f"{tag}.txt", run_text(tag, rows))
+    return team_services.team_run_submit(team=team, upload=upload)
+
+
 def make_documents(campaign: Campaign, docnos: Iterable[str]) -> None:
     lines = [f"{d}\tTitle of {d}\tText of {d}." for d in docnos]
     services.documents_import(
@@ -110,6 +124,30 @@ def hide_values_in_pool_entries(pool) -> None:
 def assert_nothing_leaks(text: str, *extra: str) -> None:
     for marker in (*LEAK_MARKERS, *extra):
         assert marker not in text, f"{marker!r} is shown to an assessor"
+
+
+# What a participant must never see (tests/pooling/test_team_isolation.py): the hidden
+# pool values, the pool's name, the pooled and judged docnos (docx-*: a team's pages
+# show no docno at all), the assessors, the other team and its run, and any measure
+# before the scores are released.
+PARTICIPANT_LEAK_MARKERS = (
+    *(str(value) for value in HIDDEN_ENTRY_VALUES.values()),
+    "secret-pool",
+    "docx-",
+    "alice",
+    "bob",
+    "Rivals",
+    "rivalrun",
+    "stratum",
+    "inclusion",
+)
+MEASURE_MARKERS = ("ndcg", "bpref", "recip_rank", "P.10", "P_10")
+
+
+def assert_nothing_leaks_to_participants(text: str, *extra: str, released: bool = False) -> None:
+    markers = (*PARTICIPANT_LEAK_MARKERS, *(() if released else MEASURE_MARKERS), *extra)
+    for marker in markers:
+        assert marker not in text, f"{marker!r} is shown to a participant"
 
 
 # --------------------------------------------------------------------------
