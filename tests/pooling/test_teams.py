@@ -327,3 +327,26 @@ def test_release_takes_a_pool_of_the_campaign(campaign):
 
 def test_make_team_run_helper_submits_as_the_team(team):
     assert make_team_run(team, "alpha1", ROWS).team == team
+
+
+def test_create_team_command(campaign, participant, capsys):
+    call_command("create_team", "--campaign", "trec-x", "--name", "Alpha", "--member", "pat")
+    assert "team Alpha registered in trec-x: pat; 0 late run(s)" in capsys.readouterr().out
+    make_user("quinn")
+    call_command(
+        "create_team",
+        "--campaign",
+        "trec-x",
+        "--name",
+        "Alpha",
+        "--member",
+        "quinn",
+        "--accept-late",
+        "2",
+    )
+    assert "team Alpha updated in trec-x: quinn; 2 late run(s)" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="no account named nobody"):
+        call_command("create_team", "--campaign", "trec-x", "--name", "B", "--member", "nobody")
+    make_user("olivia", organiser=True)
+    with pytest.raises(CommandError, match="olivia is an organiser"):
+        call_command("create_team", "--campaign", "trec-x", "--name", "B", "--member", "olivia")
