@@ -22,6 +22,7 @@ from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, DocumentNote, Judgment
 from pooling.label_schema import LabelError
 from pooling.models import Document, PoolEntry
+from workbench.roles import is_organiser, is_participant
 
 PANEL = "judging/judge.html#judge-panel"
 
@@ -40,6 +41,8 @@ def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> Assign
 
 @login_required
 def assessor_home(request: HttpRequest) -> HttpResponse:
+    if is_participant(request.user) and not is_organiser(request.user):
+        return redirect("teams:team_home")  # participants submit runs; they never judge
     assignments = (
         request.user.assignments.open()
         .select_related("topic__campaign", "pool")

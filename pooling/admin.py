@@ -10,8 +10,9 @@ class CampaignAdmin(OrganiserModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "slug"]
     # Changed on the campaign's edit page only, which refuses the schema once there are
-    # judgments and the task kind once there are runs, gold files or submissions.
-    readonly_fields = ["label_schema", "task_kind"]
+    # judgments and the task kind once there are runs, gold files or submissions; the
+    # release of scores on its teams page, which checks the pool is the campaign's.
+    readonly_fields = ["label_schema", "task_kind", "scores_pool", "scores_released_at"]
 
 
 @admin.register(Topic)
@@ -42,4 +43,8 @@ class RunAdmin(OrganiserModelAdmin):
         "topic_count",
         "depth",
         "documents_per_topic",
+        # A team's run, its precedence and late mark come from the team's submission.
+        "team",
+        "precedence",
+        "late",
     ]

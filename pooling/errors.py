@@ -22,3 +22,12 @@ class OverBudget(ValueError):
             f"{action} asks for {cost:,} new judgments and the {state.describe()}: "
             f"{state.over_by(cost):,} over. Confirm to go past the budget."
         )
+
+
+class SubmissionRefused(ValueError):
+    """A team's run refused before its file is read: past the deadline (and not
+    accepted late), or over the campaign's most runs per team; nothing stored."""
+
+
+class TeamError(ValueError):
+    """A team that cannot be made or changed as asked (name, members, precedence)."""

@@ -228,6 +228,10 @@ class RunReplaceForm(forms.Form):
 
 
 DEFAULT_POOL_PRESET = "depth-20"
+POOLED_RUNS = [
+    ("all", "every run"),
+    ("per-team", "the first N runs of every team by precedence (and the organiser's own runs)"),
+]
 
 
 class PoolSpecForm(forms.Form):
@@ -244,26 +248,43 @@ class PoolSpecForm(forms.Form):
     allow_gaps = forms.BooleanField(required=False)
     name = forms.CharField(required=False, strip=True, max_length=200)
     confirm_over_budget = forms.BooleanField(required=False)
+    # Which runs: every run, or each team's first N by its precedence.
+    runs = forms.ChoiceField(choices=POOLED_RUNS, required=False)
+    runs_per_team = forms.IntegerField(required=False, min_value=1)
 
     spec: PoolSpec
 
     @classmethod
-    def for_request(cls, data: Any) -> PoolSpecForm:
+    def for_request(cls, data: Any, campaign: Campaign | None = None) -> PoolSpecForm:
+        """The form of a request; a new one starts from a preset and, in a campaign
+        with a number of runs pooled per team, from each team's first N runs."""
         preset = PRESETS.get(data.get("preset", "")) if "depth" not in data else None
         if preset is not None or not data:
             spec = (preset or PRESETS[DEFAULT_POOL_PRESET]).spec
+            per_team = campaign.pooled_runs_per_team if campaign else None
             data = {
                 "depth": str(spec.depth or ""),
                 "strata": " ".join(str(s) for s in spec.strata),
                 "seed": data.get("seed", "0"),
                 "order": "shuffled",
+                "runs": "per-team" if per_team else "all",
+                "runs_per_team": str(per_team or ""),
             }
         return cls(data)
+
+    @property
+    def pooled_per_team(self) -> int | None:
+        """Once valid: N to pool each team's first N runs, or None for every run."""
+        if self.cleaned_data.get("runs") != "per-team":
+            return None
+        return self.cleaned_data["runs_per_team"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if self.errors:
             return data
+        if data.get("runs") == "per-team" and not data.get("runs_per_team"):
+            raise forms.ValidationError("say how many runs of each team to pool")
         try:
             self.spec = parse_pool_spec(
                 depth=data["depth"] or None,

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.files.storage import default_storage
 
-from pooling import services
+from pooling import selectors, services
 from pooling.models import Campaign, Pool
 from pooling.spec import PoolSpec
 from workbench.jobs import JobProgress
@@ -17,10 +17,12 @@ from workbench.models import Job
 
 def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     """Build a pool: params campaign (slug), spec (`PoolSpec.to_dict`), name,
-    confirm_over_budget. Progress counts the run files read."""
+    confirm_over_budget, runs_per_team (optional: each team's first N runs).
+    Progress counts the run files read."""
     params = job.params
     campaign = Campaign.objects.get(slug=params["campaign"])
-    progress(done=0, total=campaign.runs.count())
+    per_team = params.get("runs_per_team")
+    progress(done=0, total=len(selectors.pool_runs(campaign, runs_per_team=per_team)))
     pool = services.pool_build(
         campaign=campaign,
         spec=PoolSpec.from_dict(params["spec"]),
@@ -28,6 +30,7 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
         created_by=job.created_by,
         progress=progress.advance,
         confirm_over_budget=params.get("confirm_over_budget", False),
+        runs_per_team=per_team,
     )
     entries = pool.entries.count()
     progress.note(f"pool {pool.pk} ({pool.name}): {entries} entries")

@@ -59,6 +59,23 @@ class Campaign(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Participation: teams submit runs until the deadline (see `Team`).
+    submission_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Teams' runs are refused after it (unless accepted late)."
+    )
+    max_runs_per_team = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The most runs one team may submit; empty: no limit."
+    )
+    pooled_runs_per_team = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="How many runs of each team, first by the team's precedence, a pool takes.",
+    )
+    # Teams see their own runs' scores against this pool's labels once released.
+    scores_released_at = models.DateTimeField(null=True, blank=True)
+    scores_pool = models.ForeignKey(
+        "Pool", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "slug"]
@@ -70,6 +87,11 @@ class Campaign(models.Model):
     def is_task(self) -> bool:
         """A CodiEsp or SciFact campaign, not ranked retrieval."""
         return self.task_kind != TaskKind.RANKED
+
+    @property
+    def scores_released(self) -> bool:
+        """Whether teams may see their own runs' scores (against `scores_pool`)."""
+        return self.scores_released_at is not None and self.scores_pool_id is not None
 
     @property
     def schema(self) -> LabelSchema:
@@ -130,6 +152,29 @@ class Document(models.Model):
         return self.docno
 
 
+class Team(models.Model):
+    """Participants: accounts that submit runs to one campaign and see only their own.
+
+    A participant is neither an organiser nor an assessor (`workbench.roles`).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(max_length=200)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
+    # Late runs the organiser still accepts from this team after the deadline.
+    late_runs_accepted = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="unique_team_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 def _run_upload_path(run: Run, filename: str) -> str:
     return f"runs/{run.campaign.slug}/{filename}"
 
@@ -150,11 +195,19 @@ class Run(models.Model):
     topic_count = models.PositiveIntegerField()
     depth = models.PositiveIntegerField(help_text="Most documents retrieved for one topic.")
     documents_per_topic = models.JSONField(default=dict)
+    # A team's run (null: the organiser's upload), its judging precedence in the
+    # team (1 = first), and whether it came after the deadline, accepted late.
+    team = models.ForeignKey(
+        Team, null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    precedence = models.PositiveIntegerField(null=True, blank=True)
+    late = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["campaign", "tag"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "tag"], name="unique_run_tag"),
+            models.UniqueConstraint(fields=["team", "precedence"], name="unique_run_precedence"),
         ]
 
     def __str__(self) -> str:
@@ -172,6 +225,9 @@ class Pool(models.Model):
     name = models.CharField(max_length=200)
     spec = models.JSONField()
     runs = models.ManyToManyField(Run, related_name="pools", blank=True)
+    # Built from each team's first N runs by precedence (and the organiser's own
+    # runs); null: from every run of the campaign.
+    runs_per_team = models.PositiveIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -45,7 +45,9 @@ def _pool(slug: str, pool_id: int) -> Pool:
 def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
     """Choose a strategy, see its cost against the budget, and build the pool."""
     campaign = _campaign(slug)
-    form = PoolSpecForm.for_request(request.POST if request.method == "POST" else request.GET)
+    form = PoolSpecForm.for_request(
+        request.POST if request.method == "POST" else request.GET, campaign
+    )
     over_budget = ""
     whatif = _whatif_context(campaign, form)
     if request.method == "POST" and form.is_valid() and not whatif.get("whatif_error"):
@@ -66,6 +68,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
                     "spec": form.spec.to_dict(),
                     "name": form.cleaned_data["name"],
                     "confirm_over_budget": confirmed,
+                    "runs_per_team": form.pooled_per_team,
                 },
                 campaign=campaign,
                 created_by=request.user,
@@ -88,7 +91,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
 def pool_whatif(request: HttpRequest, slug: str) -> HttpResponse:
     """The what-if panel alone, refreshed by htmx as the strategy fields change."""
     campaign = _campaign(slug)
-    form = PoolSpecForm.for_request(request.GET)
+    form = PoolSpecForm.for_request(request.GET, campaign)
     context = {"campaign": campaign, "form": form} | _whatif_context(campaign, form)
     return render(request, "pooling/pool_new.html#whatif", context)
 
@@ -98,9 +101,12 @@ def _whatif_context(campaign: Campaign, form: PoolSpecForm) -> dict[str, Any]:
         return {"whatif_error": "Upload runs first: a pool is built from them."}
     if not form.is_valid():
         return {"whatif_error": form.error_text()}
+    runs = selectors.pool_runs(campaign, runs_per_team=form.pooled_per_team)
+    if not runs:
+        return {"whatif_error": "No run to pool: no team has a run sent on time."}
     specs = [form.spec]
     deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)  # ranked once, for the chart and spec
-    ranked = selectors.ranked_runs_cached(campaign, max_depth=deepest)
+    ranked = selectors.ranked_runs_cached(campaign, max_depth=deepest, runs=runs)
     judged = selectors.judged_pairs(campaign)
     depths = chart_depths(ranked.deepest_rank)
     table = whatif(ranked, depths=depths, specs=specs, judged=judged).totals
@@ -110,6 +116,7 @@ def _whatif_context(campaign: Campaign, form: PoolSpecForm) -> dict[str, Any]:
     # Costs are new judgments: they compare with what the budget has left.
     budget = None if state.remaining is None else max(state.remaining, 0)
     context: dict[str, Any] = {
+        "n_runs": len(runs),
         "rows": depth_rows.to_dict(orient="records"),
         "chosen": chosen.to_dict(),
         "budget_state": state,
@@ -200,7 +207,12 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "command": ""
             if spec.source
             else " ".join(
-                ["python manage.py build_pool --campaign", pool.campaign.slug, *spec.to_args()]
+                [
+                    "python manage.py build_pool --campaign",
+                    pool.campaign.slug,
+                    *spec.to_args(),
+                    *(["--runs-per-team", str(pool.runs_per_team)] if pool.runs_per_team else []),
+                ]
             ),
         },
     )

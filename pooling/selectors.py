@@ -144,6 +144,22 @@ def ranked_runs_cached(
     return ranked
 
 
+def pool_runs(campaign: Campaign, *, runs_per_team: int | None = None) -> list[Run]:
+    """The runs a pool is built from: every run of the campaign, or with
+    `runs_per_team` each team's first N runs by its precedence (1 = first) and
+    the organiser's own runs (no team). Late runs are left out of the choice:
+    they join a pool only through a late-run addition (`services.pool_add_runs`)."""
+    runs = list(campaign.runs.order_by("tag"))
+    if runs_per_team is None:
+        return runs
+    by_team: dict[int, list[Run]] = {}
+    for run in sorted(runs, key=lambda r: (r.precedence or 0, r.tag)):
+        if run.team_id is not None and not run.late:
+            by_team.setdefault(run.team_id, []).append(run)
+    chosen = {run.pk for team_runs in by_team.values() for run in team_runs[:runs_per_team]}
+    return [run for run in runs if run.team_id is None or run.pk in chosen]
+
+
 # --------------------------------------------------------------------------
 # Pools
 

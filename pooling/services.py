@@ -38,6 +38,7 @@ from pooling.models import (
     PoolEntry,
     PoolRevision,
     Run,
+    Team,
     Topic,
 )
 from pooling.problems import InputError, Problem, ProblemLog
@@ -49,6 +50,7 @@ from pooling.selectors import (
     judged_pairs,
     pool_entries_frame,
     pool_revision_preview,
+    pool_runs,
     ranked_runs,
 )
 from pooling.spec import PoolSpec, PoolSpecError, spec_label
@@ -395,7 +397,7 @@ def runs_import(
     if rejected and not keep_valid:
         raise InputError.from_logs(*(run.problems for run in rejected))
     accepted = [(upload, run) for upload, run in zip(uploads, checked, strict=True) if run.ok]
-    stored = _store_runs(campaign, accepted, uploaded_by)
+    stored = runs_store(campaign=campaign, accepted=accepted, uploaded_by=uploaded_by)
     if rejected:
         raise RunsPartlyImported(stored, InputError.from_logs(*(r.problems for r in rejected)))
     return stored
@@ -440,13 +442,25 @@ class RunsPartlyImported(InputError):
         super().__init__(error.problems, error.total, lines=str(error).splitlines())
 
 
-def _store_runs(
-    campaign: Campaign, accepted: list[tuple[RunUpload, ParsedRun]], uploaded_by: Any
+def runs_store(
+    *,
+    campaign: Campaign,
+    accepted: list[tuple[RunUpload, ParsedRun]],
+    uploaded_by: Any,
+    team: Team | None = None,
+    precedence: int | None = None,
+    late: bool = False,
 ) -> list[Run]:
-    """Write each run's original and Parquet cache (in parallel threads, as
+    """Store runs already checked (`runs_check`, every one ok), each a run of
+    `team` (None: the organiser's) with its `precedence` and `late` mark.
+
+    Writes each run's original and Parquet cache (in parallel threads, as
     file writes release the GIL), then its row, in one transaction. If
     anything fails, the files written are removed again."""
-    runs = [_run_row(campaign, upload, parsed, uploaded_by) for upload, parsed in accepted]
+    runs = [
+        _run_row(campaign, upload, parsed, uploaded_by, team=team, precedence=precedence, late=late)
+        for upload, parsed in accepted
+    ]
     saved: list[str] = []
     try:
         for paths in file_input.map_in_threads(_save_run_files, zip(runs, accepted, strict=True)):
@@ -459,10 +473,22 @@ def _store_runs(
         raise
 
 
-def _run_row(campaign: Campaign, upload: RunUpload, parsed: ParsedRun, uploaded_by: Any) -> Run:
+def _run_row(
+    campaign: Campaign,
+    upload: RunUpload,
+    parsed: ParsedRun,
+    uploaded_by: Any,
+    *,
+    team: Team | None,
+    precedence: int | None,
+    late: bool,
+) -> Run:
     summary = parsed.summary()
     return Run(
         campaign=campaign,
+        team=team,
+        precedence=precedence,
+        late=late,
         tag=parsed.tag,
         uploaded_by=uploaded_by,
         original_name=upload.name[:255],
@@ -522,6 +548,7 @@ def run_replace(*, run: Run, upload: RunUpload, uploaded_by: Any = None) -> Run:
 
     The new file may keep the run's tag or bring a new one; a file with any
     problem changes nothing (InputError), nor does a pooled run (RunInUse).
+    A team's run stays the team's, with its precedence and late mark.
     """
     _check_not_pooled(run)
     [parsed] = runs_check(campaign=run.campaign, uploads=[upload], replacing=run)
@@ -530,7 +557,14 @@ def run_replace(*, run: Run, upload: RunUpload, uploaded_by: Any = None) -> Run:
     old_paths = [run.original_file.name, run.cache_file.name]
     with transaction.atomic():
         Run.objects.filter(pk=run.pk).delete()
-        [stored] = _store_runs(run.campaign, [(upload, parsed)], uploaded_by)
+        [stored] = runs_store(
+            campaign=run.campaign,
+            accepted=[(upload, parsed)],
+            uploaded_by=uploaded_by,
+            team=run.team,
+            precedence=run.precedence,
+            late=run.late,
+        )
     # The old files go only once the new run is stored; a new file may reuse
     # a name, so keep what the new run points at.
     for path in set(old_paths) - {stored.original_file.name, stored.cache_file.name}:
@@ -573,13 +607,19 @@ def pool_build(
     created_by: Any = None,
     progress: Any = None,
     confirm_over_budget: bool = False,
+    runs_per_team: int | None = None,
 ) -> Pool:
-    """Build a pool from every run of the campaign and store it in one transaction.
+    """Build a pool from every run of the campaign (with `runs_per_team`, from each
+    team's first N runs by precedence and the organiser's own: `selectors.pool_runs`)
+    and store it in one transaction.
 
     A pool asking for more new judgments than the budget has left raises
     OverBudget unless `confirm_over_budget`.
     """
-    runs = list(campaign.runs.all())
+    if runs_per_team is not None and runs_per_team < 1:
+        raise PoolBuildError(f"runs per team must be 1 or more, not {runs_per_team}")
+    runs = pool_runs(campaign, runs_per_team=runs_per_team)
+    label = spec_label(spec) + (f", first {runs_per_team} run(s) per team" if runs_per_team else "")
     ranked = ranked_runs(campaign, max_depth=spec.max_depth, runs=runs, progress=progress)
     entries = pool_from_ranked(ranked, spec)
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
@@ -588,14 +628,15 @@ def pool_build(
         budget_check(
             campaign=campaign,
             cost=cost,
-            action=f"building pool {name or spec_label(spec)}",
+            action=f"building pool {name or label}",
             confirmed=confirm_over_budget,
             user=created_by,
         )
         pool = Pool.objects.create(
             campaign=campaign,
-            name=name or spec_label(spec),
+            name=name or label,
             spec=spec.to_dict(),
+            runs_per_team=runs_per_team,
             created_by=created_by,
         )
         pool.runs.set(runs)

@@ -100,7 +100,7 @@ def campaign_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _detail_context(campaign: Campaign, **forms: object) -> dict[str, object]:
     topic_ids = list(campaign.topics.values_list("topic_id", flat=True))
-    runs = list(campaign.runs.annotate(n_pools=Count("pools")))
+    runs = list(campaign.runs.select_related("team").annotate(n_pools=Count("pools")))
     for run in runs:
         run.missing_topics = [t for t in topic_ids if t not in run.documents_per_topic]
     return {

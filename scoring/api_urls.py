@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import api, task_api
+from scoring import api, task_api, team_api
 
 urlpatterns = [
     path(
@@ -35,4 +35,5 @@ urlpatterns = [
         task_api.TaskScoresView.as_view(),
         name="api-task-scores",
     ),
+    path("teams/<int:team_id>/scores/", team_api.TeamScoresView.as_view(), name="api-team-scores"),
 ]

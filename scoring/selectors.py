@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from django.utils import timezone
 from judging import selectors as judging_selectors
 from judging.models import Adjudication, JudgmentEvent
 from pooling import selectors as pooling_selectors
-from pooling.models import Pool
+from pooling.models import Pool, Run
 from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec
 from pooling.topic_ids import topic_sort_key
@@ -429,9 +430,14 @@ def pool_scores(
 
 
 def pool_scores_report(
-    *, pool: Pool, measures: list[str] | None = None, per_topic: bool = False
+    *,
+    pool: Pool,
+    measures: list[str] | None = None,
+    per_topic: bool = False,
+    runs: Sequence[Run] | None = None,
 ) -> PoolScores:
-    """`pool_scores`, with the topics the means are over and those left out."""
+    """`pool_scores`, with the topics the means are over and those left out; of
+    `runs` only (a team's), when given: a run's scores do not depend on the others'."""
     state = pool_state(pool)
     if state.labels.empty:
         raise NothingJudged("nothing is judged in this pool yet")
@@ -439,16 +445,15 @@ def pool_scores_report(
         requested = TREC.select(list(measures or DEFAULT_MEASURES))
     except (MeasureError, ParamError) as error:
         raise ScoringError(str(error)) from None
-    tagged = _campaign_runs(pool)
-    runs = [table for _, table in tagged]
+    tagged = _campaign_runs(pool, runs)
+    tables = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
-    options = POOL_EVAL_OPTIONS
-    frames = [evaluate(qrels, runs, requested, options).to_frame()]
+    frames = [evaluate(qrels, tables, requested, POOL_EVAL_OPTIONS).to_frame()]
     if not PoolSpec.from_dict(pool.spec).is_depth_only:
         stratified = exports.export_frame(
             "stratified", labels=state.labels, entries=state.entries, aspects=state.aspects
         )
-        inferred = evaluate_sample(stratified, runs).to_frame()
+        inferred = evaluate_sample(stratified, tables).to_frame()
         frames.append(inferred[inferred["measure"].isin(INFERRED_MEASURES)])
     scores = pd.concat(frames, ignore_index=True).drop(columns="run")
     if not per_topic:
@@ -467,11 +472,14 @@ def pool_scores_report(
     )
 
 
-def _campaign_runs(pool: Pool) -> list[tuple[str, Any]]:
-    """(tag, ranked table) of every run of the pool's campaign, by tag."""
-    return [
-        (run.tag, read_run_cache(run.cache_file.path)) for run in pool.campaign.runs.order_by("tag")
-    ]
+def _campaign_runs(pool: Pool, runs: Sequence[Run] | None = None) -> list[tuple[str, Any]]:
+    """(tag, ranked table) of every run of the pool's campaign (or of `runs`), by tag."""
+    chosen = pool.campaign.runs.order_by("tag") if runs is None else sorted(runs, key=_tag)
+    return [(run.tag, read_run_cache(run.cache_file.path)) for run in chosen]
+
+
+def _tag(run: Run) -> str:
+    return run.tag
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Shared fixtures: personas (an organiser, two assessors) and isolated storage.
+"""Shared fixtures: personas (an organiser, two assessors, a participant) and isolated storage.
 
 The pure-core tests also run without Django (`-p no:django`), so nothing
 here may require pytest-django unless its plugin is active.
@@ -96,6 +96,19 @@ def assessor2(db):
     from tests.helpers import make_user
 
     return make_user("bob")
+
+
+@pytest.fixture
+def participant(db):
+    from tests.helpers import make_user
+
+    return make_user("pat")
+
+
+@pytest.fixture
+def participant_client(client, participant):
+    client.force_login(participant)
+    return client
 
 
 @pytest.fixture

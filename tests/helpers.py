@@ -47,6 +47,20 @@ def make_run(campaign: Campaign, tag: str, rows: dict[str, list[str]]) -> Run:
     return services.runs_import(campaign=campaign, uploads=[upload])[0]
 
 
+def make_team(campaign: Campaign, name: str, members: Iterable[User] = ()):
+    from pooling import team_services
+
+    return team_services.team_create(campaign=campaign, name=name, members=members)
+
+
+def make_team_run(team, tag: str, rows: dict[str, list[str]]) -> Run:
+    """A run the team submits, checked and stored as its page and API do."""
+    from pooling import team_services
+
+    upload = services.RunUpload(f"{tag}.txt", run_text(tag, rows))
+    return team_services.team_run_submit(team=team, upload=upload)
+
+
 def make_documents(campaign: Campaign, docnos: Iterable[str]) -> None:
     lines = [f"{d}\tTitle of {d}\tText of {d}." for d in docnos]
     services.documents_import(
@@ -112,6 +126,30 @@ def assert_nothing_leaks(text: str, *extra: str) -> None:
         assert marker not in text, f"{marker!r} is shown to an assessor"
 
 
+# What a participant must never see (tests/pooling/test_team_isolation.py): the hidden
+# pool values, the pool's name, the pooled and judged docnos (docx-*: a team's pages
+# show no docno at all), the assessors, the other team and its run, and any measure
+# before the scores are released.
+PARTICIPANT_LEAK_MARKERS = (
+    *(str(value) for value in HIDDEN_ENTRY_VALUES.values()),
+    "secret-pool",
+    "docx-",
+    "alice",
+    "bob",
+    "Rivals",
+    "rivalrun",
+    "stratum",
+    "inclusion",
+)
+MEASURE_MARKERS = ("ndcg", "bpref", "recip_rank", "P.10", "P_10")
+
+
+def assert_nothing_leaks_to_participants(text: str, *extra: str, released: bool = False) -> None:
+    markers = (*PARTICIPANT_LEAK_MARKERS, *(() if released else MEASURE_MARKERS), *extra)
+    for marker in markers:
+        assert marker not in text, f"{marker!r} is shown to a participant"
+
+
 # --------------------------------------------------------------------------
 # Task campaigns (CodiEsp, SciFact)
 
@@ -159,3 +197,41 @@ def make_submission(campaign: Campaign, name: str, data: bytes, subtask: str = "
         name=name,
         upload=scoring_services.TaskUpload(f"{name}.txt", data),
     )
+
+
+# --------------------------------------------------------------------------
+# Participants
+
+
+def make_judged_team_campaign(participant: User) -> tuple[Campaign, object, object]:
+    """A campaign with two teams and a judged pool, for what participants may see.
+
+    Alpha (the participant) sent alpha1; Rivals (rita) sent rivalrun. The
+    organiser's pool "secret-pool" (hidden entry values, docnos docx-*) is
+    judged in full by alice, d(ocx-1) and docx-4 relevant. Returns the
+    campaign, Alpha and the pool; the scores are not released.
+    """
+    from judging import services as judging_services
+    from pooling.label_schema import SCHEMA_PRESETS
+    from pooling.spec import PoolSpec
+
+    campaign = make_campaign(label_schema=SCHEMA_PRESETS["binary"].schema(), topics=("301", "302"))
+    make_documents(campaign, [f"docx-{n}" for n in range(1, 7)])
+    alpha = make_team(campaign, "Alpha", [participant])
+    make_team_run(alpha, "alpha1", {"301": ["docx-1", "docx-2"], "302": ["docx-4"]})
+    rivals = make_team(campaign, "Rivals", [make_user("rita")])
+    make_team_run(rivals, "rivalrun", {"301": ["docx-3", "docx-1"], "302": ["docx-5", "docx-6"]})
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=10), name="secret-pool")
+    hide_values_in_pool_entries(pool)
+    assessor = User.objects.filter(username="alice").first() or make_user("alice")
+    for assignment in judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    ):
+        for entry in pool.entries.filter(topic=assignment.topic):
+            judging_services.judgment_submit(
+                assignment=assignment,
+                docno=entry.docno,
+                relevance=int(entry.docno in ("docx-1", "docx-4")),
+                aspects={},
+            )
+    return campaign, alpha, pool

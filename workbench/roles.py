@@ -1,4 +1,5 @@
-"""The two roles: organisers (staff or the `organiser` group) and assessors."""
+"""The roles: organisers (staff or the `organiser` group), participants (members of a
+team, `pooling.models.Team`) and assessors (every other account)."""
 
 from collections.abc import Callable
 from functools import wraps
@@ -25,7 +26,16 @@ def is_organiser(user: Any) -> bool:
     return user._is_organiser
 
 
-def assessor_accounts() -> QuerySet[Any]:
+def is_participant(user: Any) -> bool:
+    """A member of a team: submits runs and sees only their team's; never an assessor."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if not hasattr(user, "_is_participant"):
+        user._is_participant = user.teams.exists()
+    return user._is_participant
+
+
+def _non_organiser_accounts() -> QuerySet[Any]:
     """Accounts with no organiser rights (not staff, superuser or organiser), active or not."""
     return (
         get_user_model()
@@ -34,28 +44,35 @@ def assessor_accounts() -> QuerySet[Any]:
     )
 
 
+def assessor_accounts() -> QuerySet[Any]:
+    """Accounts with no organiser rights that are in no team (participants never
+    judge), active or not."""
+    return _non_organiser_accounts().exclude(teams__isnull=False)
+
+
 def accounts_managed_by(actor: Any) -> QuerySet[Any]:
     """Accounts the actor may edit, deactivate and set passwords of in the admin.
 
     A superuser: every account. Another organiser (group or staff): assessor
-    accounts only, never their own, another organiser's, staff or a superuser's.
-    Anyone else: none.
+    and participant accounts only, never their own, another organiser's, staff or
+    a superuser's. Anyone else: none.
     """
     users = get_user_model().objects
     if not is_organiser(actor):
         return users.none()
     if actor.is_superuser:
         return users.all()
-    return assessor_accounts()
+    return _non_organiser_accounts()
 
 
 def may_manage_token(actor: Any, owner: Any) -> bool:
-    """Everyone manages their own API token; organisers also assessors', never an organiser's."""
+    """Everyone manages their own API token; organisers also assessors' and
+    participants', never an organiser's."""
     if not actor.is_authenticated or not actor.is_active:
         return False
     if actor.pk == owner.pk:
         return True
-    return is_organiser(actor) and assessor_accounts().filter(pk=owner.pk).exists()
+    return is_organiser(actor) and _non_organiser_accounts().filter(pk=owner.pk).exists()
 
 
 def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -78,6 +95,9 @@ class IsOrganiser(BasePermission):
 
 
 def roles_context(request: HttpRequest) -> dict[str, Callable[[], bool]]:
-    # A callable: templates call it only where they ask, so partial pages
-    # (the judging panel swapped in by htmx) spend no query on it.
-    return {"is_organiser": lambda: is_organiser(request.user)}
+    # Callables: templates call them only where they ask, so partial pages
+    # (the judging panel swapped in by htmx) spend no query on them.
+    return {
+        "is_organiser": lambda: is_organiser(request.user),
+        "is_participant": lambda: is_participant(request.user),
+    }

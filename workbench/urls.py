@@ -16,6 +16,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("campaigns/", include("pooling.urls")),
     path("judge/", include("judging.urls")),
+    path("teams/", include("pooling.team_urls")),
     path("scores/", include("scoring.urls")),
     path("api/", include("workbench.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

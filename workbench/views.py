@@ -17,16 +17,19 @@ from rest_framework.authtoken.models import Token
 
 from workbench import services
 from workbench.models import Job
-from workbench.roles import assessor_accounts, is_organiser, may_manage_token
+from workbench.roles import assessor_accounts, is_organiser, is_participant, may_manage_token
 
 TOKEN_PAGE = "workbench/tokens.html"
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """Organisers land on their campaigns, assessors on their assignments."""
+    """Organisers land on their campaigns, participants on their teams, assessors on
+    their assignments."""
     if is_organiser(request.user):
         return redirect("pooling:campaign_list")
+    if is_participant(request.user):
+        return redirect("teams:team_home")
     return redirect("judging:assessor_home")
 
 

@@ -56,3 +56,26 @@ def test_organisers_manage_assessor_accounts_and_superusers_every_account(organi
     assert set(accounts_managed_by(root)) == everyone
     assert not accounts_managed_by(assessor).exists()
     assert not accounts_managed_by(AnonymousUser()).exists()
+
+
+def test_participants_are_neither_assessors_nor_organisers(participant, assessor, organiser):
+    from tests.helpers import make_campaign, make_team
+    from workbench.roles import is_organiser, is_participant
+
+    assert not is_participant(participant)  # an account like any other until in a team
+    make_team(make_campaign(), "Alpha", [participant])
+    del participant._is_participant
+    assert is_participant(participant)
+    assert not is_organiser(participant)
+    assert not is_participant(assessor)
+    assert set(assessor_accounts()) == {assessor}
+
+
+def test_organisers_manage_participant_accounts_and_tokens(organiser, participant):
+    from tests.helpers import make_campaign, make_team
+
+    make_team(make_campaign(), "Alpha", [participant])
+    assert participant in set(accounts_managed_by(organiser))
+    assert may_manage_token(organiser, participant)
+    assert may_manage_token(participant, participant)
+    assert not may_manage_token(participant, organiser)

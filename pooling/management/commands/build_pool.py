@@ -1,7 +1,7 @@
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
-from pooling import services
+from pooling import selectors, services
 from workbench.commands import (
     WorkbenchCommand,
     add_pool_spec_arguments,
@@ -12,8 +12,9 @@ from workbench.commands import (
 
 class Command(WorkbenchCommand):
     help = (
-        "Build a pool from every run of a campaign and store it: depth-k "
-        "(--depth 20), stratified (--stratum 21-100:0.8 ...) or both."
+        "Build a pool from every run of a campaign (or each team's first N runs by "
+        "precedence: --runs-per-team N) and store it: depth-k (--depth 20), stratified "
+        "(--stratum 21-100:0.8 ...) or both."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -25,12 +26,23 @@ class Command(WorkbenchCommand):
             help="build even if the pool asks for more new judgments than the budget has left "
             "(the overrun is recorded)",
         )
+        parser.add_argument(
+            "--runs-per-team",
+            type=int,
+            default=None,
+            metavar="N",
+            help="pool each team's first N runs by the team's precedence (late runs left out) "
+            "and the organiser's own runs, instead of every run",
+        )
         add_pool_spec_arguments(parser)
 
     def handle(self, *args: object, **options: object) -> None:
         campaign = campaign_or_error(options["campaign"])
         spec = spec_or_error(options)
-        n_runs = campaign.runs.count()
+        per_team = options["runs_per_team"]
+        if per_team is not None and per_team < 1:
+            raise CommandError(f"--runs-per-team must be 1 or more, not {per_team}")
+        n_runs = len(selectors.pool_runs(campaign, runs_per_team=per_team))
         with tqdm(
             total=n_runs, desc="ranking runs", unit=" runs", disable=None, file=self.stderr
         ) as bar:
@@ -41,6 +53,7 @@ class Command(WorkbenchCommand):
                     name=options["name"],
                     progress=bar.update,
                     confirm_over_budget=options["confirm_over_budget"],
+                    runs_per_team=per_team,
                 )
             except services.OverBudget as error:
                 raise CommandError(f"{error} (--confirm-over-budget)") from None

@@ -1,0 +1,57 @@
+"""A team's own scores as JSON, once the organiser has released them."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pooling.team_selectors import team_for_member_or_404
+from scoring import selectors
+from scoring.team_selectors import NoRunToScore, ScoresNotReleased, score_records, team_scores
+
+
+class TeamScoresView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"
+            ),
+            OpenApiParameter("per_topic", bool),
+        ],
+        responses={
+            200: OpenApiResponse(
+                description="{team, campaign, released_at, judged_topics, scores: "
+                "[{run_id, query_id, measure, value}]}: the team's runs only"
+            ),
+            400: OpenApiResponse(description="A bad measure."),
+            403: OpenApiResponse(description="The scores are not released yet."),
+            409: OpenApiResponse(description="Nothing judged yet, or no run to score."),
+        },
+    )
+    def get(self, request: Request, team_id: int) -> Response:
+        """The team's runs scored against the released judgments (-c -M 1000)."""
+        team = team_for_member_or_404(request.user, team_id)
+        per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
+        measures = request.query_params.getlist("measure") or None
+        try:
+            report = team_scores(team=team, measures=measures, per_topic=per_topic)
+        except ScoresNotReleased as error:
+            return Response({"detail": f"{str(error).capitalize()}."}, status=403)
+        except (selectors.NothingJudged, NoRunToScore) as error:
+            return Response({"detail": f"{str(error).capitalize()}."}, status=409)
+        except selectors.ScoringError as error:
+            return Response({"detail": str(error)}, status=400)
+        return Response(
+            {
+                "team": team.name,
+                "campaign": team.campaign.slug,
+                "released_at": team.campaign.scores_released_at,
+                "judged_topics": report.judged_topics,
+                "scores": score_records(report),
+            }
+        )

@@ -1,0 +1,47 @@
+"""A team's page of its own runs' scores, shown once the organiser releases them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from pooling.team_selectors import team_for_member_or_404
+from scoring import selectors
+from scoring.team_selectors import ScoresNotReleased, team_scores
+
+
+def _value(value: object) -> str:
+    """As trec_eval prints it (4 decimals), as on the organiser's scores page."""
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+@login_required
+def team_scores_page(request: HttpRequest, team_id: int) -> HttpResponse:
+    """The team's runs' mean scores; before the release, only that there are none yet."""
+    team = team_for_member_or_404(request.user, team_id)
+    context: dict[str, Any] = {"team": team, "campaign": team.campaign}
+    try:
+        report = team_scores(team=team)
+    except ScoresNotReleased:
+        context["notice"] = "The organiser has not released the results yet."
+        return render(request, "scoring/team_scores.html", context, status=403)
+    except selectors.NothingJudged:
+        context["notice"] = "Nothing is judged yet."
+        return render(request, "scoring/team_scores.html", context)
+    except selectors.ScoringError as error:
+        context["notice"] = f"{str(error).capitalize()}."
+        return render(request, "scoring/team_scores.html", context)
+    table = report.scores.pivot(index="run_id", columns="measure", values="value")
+    columns = [m for m in dict.fromkeys(report.scores["measure"]) if m != "runid"]
+    context |= {
+        "columns": columns,
+        "rows": [
+            (run, [_value(v) for v in table.loc[run, columns]], report.missing.get(run, []))
+            for run in table.index
+        ],
+        "judged_topics": report.judged_topics,
+    }
+    return render(request, "scoring/team_scores.html", context)
