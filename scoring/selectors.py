@@ -644,7 +644,9 @@ def pool_reusability_inputs(*, pool: Pool) -> ReusabilityInputs:
     if not runs:
         raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
     qrels = labels[["query_id", "doc_id", "relevance"]]
-    return ReusabilityInputs(qrels=qrels, runs=runs, depth=depth, options=POOL_EVAL_OPTIONS)
+    return ReusabilityInputs(
+        qrels=qrels, runs=runs, depth=depth, options=POOL_EVAL_OPTIONS, groups=pool_run_teams(pool)
+    )
 
 
 # The job kind that makes reports (`scoring.jobs.pool_reusability`).
@@ -670,19 +672,30 @@ def pool_reusability(*, pool: Pool, measure: str = "map", progress: Any = None) 
     JobProgress) advances by one per run left out."""
     requested = reusability_measure(measure)
     inputs = pool_reusability_inputs(pool=pool)
+    groups = inputs.groups
     if progress is not None:
-        progress(done=0, total=len(inputs.runs))
+        progress(done=0, total=len(inputs.runs) + len(set((groups or {}).values())))
     try:
         return reusability(
             inputs.qrels,
             inputs.runs,
             depth=inputs.depth,
             measure=requested,
+            groups=groups,
             options=inputs.options,
             progress=progress.advance if progress is not None else None,
         )
     except ReusabilityError as error:
         raise ScoringError(str(error)) from None
+
+
+def pool_run_teams(pool: Pool) -> dict[str, str] | None:
+    """Run tag -> team of the pool's runs, for leaving each team out in turn; an
+    organiser's own run is a group of its own. None when no run has a team."""
+    runs = list(pool.runs.select_related("team").order_by("tag"))
+    if not any(run.team_id for run in runs):
+        return None
+    return {run.tag: run.team.name if run.team else f"(run {run.tag})" for run in runs}
 
 
 def reusability_measure(measure: str) -> RequestedMeasure:

@@ -59,12 +59,14 @@ class ReusabilityError(ValueError):
 @dataclass(frozen=True)
 class ReusabilityInputs:
     """What a report is made from, however it was read (files, or a stored pool):
-    the arguments of `reusability` but the measure and groups."""
+    the arguments of `reusability` but the measure; groups: those the source
+    knows (a stored pool's teams), None when it knows none."""
 
     qrels: Qrels
     runs: Sequence[Run]
     depth: Depth
     options: EvalOptions
+    groups: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,8 @@ def _report(
     inputs, names = _inputs(arguments, stdin, load_pool)
     if groups is not None:
         _check_groups(arguments.groups, groups, inputs, names)
+    else:  # a stored pool's teams, unless --groups says otherwise
+        groups = dict(inputs.groups) if inputs.groups is not None else None
     from tqdm import tqdm
 
     units = len(inputs.runs) + (len(set(groups.values())) if groups else 0)

@@ -10,8 +10,11 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from pooling.models import Run
 from pooling.spec import PoolSpec, Stratum
-from tests.helpers import make_campaign, make_pool
+from scoring import selectors
+from scoring.analysis import reusability_render
+from tests.helpers import make_campaign, make_pool, make_team
 from tests.scoring.analysis.test_reusability_command import judged_pool, pool_main
 from workbench.models import Job
 
@@ -87,3 +90,19 @@ def test_the_api_starts_polls_and_gives_the_report(
     assert api_for(assessor).get(url).status_code == 403
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     assert "/api/pools/{pool_id}/reusability/" in schema["paths"]
+
+
+def test_runs_of_teams_are_left_out_team_by_team_too(organiser_client):
+    """A and B are one team's runs, C is the organiser's: leaving the team out takes
+    what A and B pooled between them; the command and the page report alike."""
+    pool = judged_pool(PoolSpec(depth=2))
+    team = make_team(pool.campaign, "uni-x")
+    Run.objects.filter(campaign=pool.campaign, tag__in=["A", "B"]).update(team=team)
+    from_command = command_report(pool)
+    assert [lo["unit"] for lo in from_command["leave_out"]] == ["run", "group"]
+    groups = from_command["leave_out"][1]["units"]
+    assert [(g["name"], g["runs"]) for g in groups] == [("(run C)", ["C"]), ("uni-x", ["A", "B"])]
+    # A alone pools d2 and e1, B d3, and e2 only A and B pool: the team alone, four.
+    assert [g["removed"] for g in groups] == [1, 4]
+    report = selectors.pool_reusability(pool=pool, measure="map")
+    assert reusability_render.to_json(report) == from_command
