@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiResponse,
     PolymorphicProxySerializer,
@@ -23,6 +22,7 @@ from pooling import services
 from pooling.models import Campaign, Run
 from pooling.problems import InputError
 from workbench import uploads
+from workbench.job_api import job_accepted, job_accepted_response
 from workbench.roles import IsOrganiser
 
 
@@ -117,19 +117,10 @@ class CampaignRunsView(APIView):
                 # drf-spectacular's way to keep the sub-serializer's many=True.
                 many=False,
             ),
-            202: OpenApiResponse(
-                inline_serializer(
-                    "RunImportAccepted",
-                    {
-                        "detail": serializers.CharField(),
-                        "job": serializers.IntegerField(),
-                        "url": serializers.URLField(help_text="The job's state: poll it."),
-                        "page": serializers.URLField(help_text="The job's page."),
-                    },
-                ),
-                description="An upload larger than WORKBENCH_UPLOAD_JOB_BYTES: a background "
+            202: job_accepted_response(
+                "An upload larger than WORKBENCH_UPLOAD_JOB_BYTES: a background "
                 "job checks and stores it; its state at `url` says done (with the runs) "
-                "or failed (with every problem, nothing stored).",
+                "or failed (with every problem, nothing stored)."
             ),
             400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
             413: OpenApiResponse(description="A file over WORKBENCH_MAX_UPLOAD_BYTES."),
@@ -196,14 +187,6 @@ def _import_in_background(
     job = services.runs_import_start(
         campaign=campaign, files=files, uploaded_by=request.user, keep_valid=keep_valid
     )
-    url = reverse("api-job", args=[job.pk])
-    return Response(
-        {
-            "detail": "Accepted: the runs are checked and stored by a background job.",
-            "job": job.pk,
-            "url": request.build_absolute_uri(url),
-            "page": request.build_absolute_uri(reverse("job_detail", args=[job.pk])),
-        },
-        status=status.HTTP_202_ACCEPTED,
-        headers={"Location": url},
+    return job_accepted(
+        request, job, "Accepted: the runs are checked and stored by a background job."
     )

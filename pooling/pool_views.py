@@ -11,14 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling import selectors, services
-from pooling.budget import (
-    DEFAULT_DEPTHS,
-    fit_depth,
-    fit_scale,
-    run_contributions,
-    run_overlap,
-    whatif,
-)
+from pooling.budget import run_contributions, run_overlap
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from pooling.spec import PRESETS, PoolSpec, spec_label
@@ -96,49 +89,30 @@ def _whatif_context(campaign: Campaign, form: PoolSpecForm) -> dict[str, Any]:
         return {"whatif_error": "Upload runs first: a pool is built from them."}
     if not form.is_valid():
         return {"whatif_error": form.error_text()}
-    specs = [form.spec]
-    deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)  # ranked once, for the chart and spec
-    ranked = selectors.ranked_runs_cached(campaign, max_depth=deepest)
-    judged = selectors.judged_pairs(campaign)
-    depths = chart_depths(ranked.deepest_rank)
-    table = whatif(ranked, depths=depths, specs=specs, judged=judged).totals
-    depth_rows = table[table["depth"].notna()]
-    chosen = table[table["depth"].isna()].iloc[0]
-    state = selectors.campaign_budget(campaign)
-    # Costs are new judgments: they compare with what the budget has left.
-    budget = None if state.remaining is None else max(state.remaining, 0)
+    result = selectors.pool_whatif(campaign, form.spec)
+    budget = result.budget
     context: dict[str, Any] = {
-        "rows": depth_rows.to_dict(orient="records"),
-        "chosen": chosen.to_dict(),
-        "budget_state": state,
+        "rows": result.rows,
+        "chosen": result.chosen,
+        "budget_state": result.budget_state,
         "budget": budget,
-        "over_by": state.over_by(int(chosen["needed"])),
-        "left_after": None if budget is None else budget - int(chosen["needed"]),
+        "over_by": result.over_by,
+        "left_after": result.left_after,
         "chart": _chart(
-            list(depth_rows["depth"].astype(int)),
-            list(depth_rows["needed"].astype(int)),
+            [int(row["depth"]) for row in result.rows],
+            [int(row["needed"]) for row in result.rows],
             budget=budget,
-            chosen=int(chosen["needed"]),
+            chosen=result.needed,
         ),
     }
     if budget is not None:
-        fit = fit_depth(ranked, budget, judged=judged)
-        context["fit_depth"] = fit
-        # Past the runs' deepest rank every depth gives the same pool.
-        context["fits_everything"] = fit is not None and fit.depth >= ranked.deepest_rank
-        context["deepest_rank"] = ranked.deepest_rank
+        context["fit_depth"] = result.fit_depth
+        context["fits_everything"] = result.fits_everything
+        context["deepest_rank"] = result.deepest_rank
         if form.spec.strata and not form.spec.is_depth_only:
-            scale = fit_scale(ranked, form.spec, budget, judged=judged)
-            context["fit_scale"] = scale
-            context["scale_judges_all"] = scale is not None and scale.spec.is_depth_only
+            context["fit_scale"] = result.fit_scale
+            context["scale_judges_all"] = result.scale_judges_all
     return context
-
-
-def chart_depths(deepest_rank: int) -> list[int]:
-    """The depths of the cost table and chart: every 10 up to 100, but none past
-    the runs' deepest rank (deeper pools are the same pool), which ends the list."""
-    shallower = [depth for depth in DEFAULT_DEPTHS if depth < deepest_rank]
-    return [*shallower, min(deepest_rank, DEFAULT_DEPTHS[-1])] if deepest_rank else [1]
 
 
 def _chart(

@@ -1,4 +1,5 @@
-"""What every app's API shares: how request bodies are parsed and errors answered.
+"""What every app's API shares: how request bodies are parsed, errors answered
+and lists paged and filtered.
 
 Machine clients get JSON back whatever goes wrong: a body nested too deeply
 is a 400, a database that cannot answer now (a lock timeout, a dropped
@@ -8,12 +9,18 @@ connection) a 503 to retry, and an unexpected error a 500 in JSON.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError
+from django.db.models import QuerySet
 from django.http import HttpRequest, JsonResponse
-from rest_framework import parsers, status
-from rest_framework.exceptions import ParseError
+from rest_framework import parsers, serializers, status
+from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.filters import BaseFilterBackend
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -50,3 +57,69 @@ def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
     from django.views.defaults import server_error as page
 
     return page(request, *args, **kwargs)
+
+
+# --------------------------------------------------------------------------
+# Lists: pages, filters, errors
+
+
+class Pagination(LimitOffsetPagination):
+    """Lists come a page at a time: `?limit=` (default 100, at most 1000) and `?offset=`."""
+
+    default_limit = 100
+    max_limit = 1000
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A query parameter that narrows a list: `lookup` on the queryset, of an OpenAPI `type`."""
+
+    lookup: str
+    description: str
+    type: str = "string"
+
+
+class QueryFilter(BaseFilterBackend):
+    """Filters a list by the query parameters its view declares in `filters`
+    ({name: Filter}); an empty parameter filters nothing, a value the field
+    cannot hold is a 400."""
+
+    def filter_queryset(self, request: Request, queryset: QuerySet, view: Any) -> QuerySet:
+        for name, spec in getattr(view, "filters", {}).items():
+            value = request.query_params.get(name)
+            if value in (None, ""):
+                continue
+            try:
+                queryset = queryset.filter(**{spec.lookup: value})
+            except (ValueError, TypeError, DjangoValidationError):
+                raise ValidationError({name: [f"not a valid {spec.type}: {value!r}"]}) from None
+        return queryset
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": name,
+                "required": False,
+                "in": "query",
+                "description": spec.description,
+                "schema": {"type": spec.type},
+            }
+            for name, spec in getattr(view, "filters", {}).items()
+        ]
+
+
+class DetailSerializer(serializers.Serializer):
+    """The body of an error or a refusal: what went wrong, in a sentence."""
+
+    detail = serializers.CharField()
+
+
+def form_errors(form: Any) -> ValidationError:
+    """A Django form's errors as DRF's 400 body: {field: [messages]}, the form-wide
+    ones under `non_field_errors`, worded as the page words them."""
+    return ValidationError(
+        {
+            ("non_field_errors" if field == "__all__" else field): [str(m) for m in messages]
+            for field, messages in form.errors.items()
+        }
+    )
