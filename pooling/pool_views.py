@@ -18,7 +18,6 @@ from pooling.spec import PRESETS, PoolSpec, spec_label
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.charts import Frame
 from workbench.http import streamed_attachment
-from workbench.jobs import job_start
 from workbench.roles import organiser_required
 
 
@@ -49,16 +48,11 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
             )
         else:
             # The build reads every run file: a job, with its progress on its own page.
-            job = job_start(
-                kind="pooling.jobs.pool_build",
-                title=f"Build pool {name}",
-                params={
-                    "campaign": campaign.slug,
-                    "spec": form.spec.to_dict(),
-                    "name": form.cleaned_data["name"],
-                    "confirm_over_budget": confirmed,
-                },
+            job = services.pool_build_start(
                 campaign=campaign,
+                spec=form.spec,
+                name=form.cleaned_data["name"],
+                confirm_over_budget=confirmed,
                 created_by=request.user,
             )
             response = redirect("job_detail", job_id=job.pk)
@@ -285,17 +279,12 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
                 "Tick 'past the budget' to apply a plan that costs more than is left."
             )
             return render(request, "pooling/pool_replan.html", context, status=409)
-        job = job_start(
-            kind="pooling.jobs.pool_revise",
-            title=f"Re-plan {len(form.cleaned_data['chosen'])} topic(s) of pool {pool.pk}",
-            params={
-                "pool": pool.pk,
-                "spec": form.spec.to_dict(),
-                "topics": form.cleaned_data["chosen"],
-                "reason": form.cleaned_data["reason"],
-                "confirm_over_budget": form.cleaned_data["confirm_over_budget"],
-            },
-            campaign=pool.campaign,
+        job = services.pool_revise_start(
+            pool=pool,
+            spec=form.spec,
+            topics=form.cleaned_data["chosen"],
+            reason=form.cleaned_data["reason"],
+            confirm_over_budget=form.cleaned_data["confirm_over_budget"],
             created_by=request.user,
         )
         return redirect("job_detail", job_id=job.pk)
