@@ -108,6 +108,12 @@ def assignments_create(
     return list(Assignment.objects.filter(pool=pool, topic_id__in=wanted, kind=Assignment.PRIMARY))
 
 
+def assignment_delete(*, assignment: Assignment) -> None:
+    """Take a topic from an assessor: the assignment and its overlap items go. The
+    judgments made stay (they belong to assessor, topic and docno) and still count."""
+    assignment.delete()
+
+
 # --------------------------------------------------------------------------
 # Judgments
 
