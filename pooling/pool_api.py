@@ -43,7 +43,9 @@ class PoolSerializer(serializers.ModelSerializer):
     to_judge = serializers.IntegerField(
         source="n_sampled", read_only=True, help_text="Entries drawn for judging."
     )
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Pool
@@ -86,7 +88,9 @@ class RevisionSerializer(serializers.ModelSerializer):
     label = serializers.SerializerMethodField()
     topics = serializers.ListField(child=serializers.CharField())
     summary = serializers.ListField(child=serializers.DictField())
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = PoolRevision
@@ -108,7 +112,9 @@ class RevisionSerializer(serializers.ModelSerializer):
 class AdditionSerializer(serializers.ModelSerializer):
     runs = serializers.SlugRelatedField(slug_field="tag", many=True, read_only=True)
     entries = serializers.IntegerField(source="n_entries")
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = PoolAddition
@@ -116,7 +122,9 @@ class AdditionSerializer(serializers.ModelSerializer):
 
 
 class PoolDetailSerializer(PoolSerializer):
-    retired_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    retired_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     topics = serializers.SerializerMethodField()
     revisions = serializers.SerializerMethodField()
     additions = serializers.SerializerMethodField()

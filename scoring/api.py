@@ -102,7 +102,12 @@ class ScoresView(APIView):
             ),
             OpenApiParameter("per_topic", bool),
         ],
-        responses={200: OpenApiResponse(description="[{run_id, query_id, measure, value}]")},
+        responses={
+            200: OpenApiResponse(description="[{run_id, query_id, measure, value}]"),
+            409: OpenApiResponse(
+                description="A measure trec_eval does not know, or nothing to score."
+            ),
+        },
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """Every run of the campaign scored against the pool's final labels (-c -M 1000)."""

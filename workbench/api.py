@@ -50,6 +50,15 @@ def handle_exception(error: Exception, context: dict[str, Any]) -> Response | No
     return response
 
 
+def not_found(request: HttpRequest, exception: Exception | None = None) -> Any:
+    """Django's 404 page, in JSON for the API's clients (an address no route matches)."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
+
+
 def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
     """Django's 500 page, in JSON for the API's clients."""
     if request.path.startswith("/api/"):
@@ -123,3 +132,54 @@ def form_errors(form: Any) -> ValidationError:
             for field, messages in form.errors.items()
         }
     )
+
+
+# --------------------------------------------------------------------------
+# The schema: the errors every operation can answer
+
+_DETAIL = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+_INVALID = {
+    "type": "object",
+    "description": "{field: [messages]} (non_field_errors for the whole input), or a "
+    "`detail`; a rejected file adds `errors` [{file, line, reason}] and `total`.",
+    "additionalProperties": True,
+}
+_QUERY_OR_BODY = ("query",)
+
+
+def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular post-processing: every operation says the errors DRF answers
+    for it, so that a client (and Schemathesis) finds each status it can get:
+    401 without credentials, 403 without the right role, 404 for what its path
+    names that does not exist, 400 for input it refuses. Answers an operation
+    documents itself are kept."""
+    for path, item in result.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            responses = operation.setdefault("responses", {})
+            errors = {
+                "401": ("No valid credentials: a token or a session.", _DETAIL),
+                "403": ("Not allowed to you: organisers only, or a CSRF failure.", _DETAIL),
+            }
+            if "{" in path:
+                errors["404"] = ("Nothing of that id (or not yours).", _DETAIL)
+            takes_input = "requestBody" in operation or any(
+                parameter.get("in") in _QUERY_OR_BODY
+                for parameter in operation.get("parameters", [])
+            )
+            if takes_input:
+                errors["400"] = ("Input refused, with the reasons.", _INVALID)
+            for code, (description, schema) in errors.items():
+                responses.setdefault(
+                    code,
+                    {
+                        "description": description,
+                        "content": {"application/json": {"schema": schema}},
+                    },
+                )
+    return result

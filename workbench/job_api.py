@@ -19,7 +19,7 @@ from workbench.views import job_for_user
 
 
 class JobSerializer(serializers.ModelSerializer):
-    campaign = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    campaign = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     percent = serializers.IntegerField(read_only=True, allow_null=True)
 
     class Meta:
