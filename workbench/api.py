@@ -137,12 +137,12 @@ def form_errors(form: Any) -> ValidationError:
 # --------------------------------------------------------------------------
 # The schema: the errors every operation can answer
 
-_DETAIL = {
+_DETAIL: dict[str, Any] = {
     "type": "object",
     "properties": {"detail": {"type": "string"}},
     "required": ["detail"],
 }
-_INVALID = {
+_INVALID: dict[str, Any] = {
     "type": "object",
     "description": "{field: [messages]} (non_field_errors for the whole input), or a "
     "`detail`; a rejected file adds `errors` [{file, line, reason}] and `total`.",
@@ -162,7 +162,7 @@ def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
             responses = operation.setdefault("responses", {})
-            errors = {
+            errors: dict[str, tuple[str, dict[str, Any]]] = {
                 "401": ("No valid credentials: a token or a session.", _DETAIL),
                 "403": ("Not allowed to you: organisers only, or a CSRF failure.", _DETAIL),
             }
