@@ -189,3 +189,14 @@ def test_retire_and_reopen(api, campaign):
     pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     assert api.post(f"/api/pools/{pool.pk}/retire/").json()["retired_at"] is not None
     assert api.post(f"/api/pools/{pool.pk}/reopen/").json()["retired_at"] is None
+
+
+def test_the_api_and_the_pool_page_cost_a_strategy_alike(api, organiser_client, campaign):
+    """One what-if behind both (selectors.pool_whatif)."""
+    params = {"depth": "2", "strata": "", "seed": "3"}
+    page = organiser_client.get("/campaigns/trec-x/pools/whatif/", params).context
+    body = api.get("/api/campaigns/trec-x/pools/whatif/", params).json()
+    assert body["chosen"]["needed"] == int(page["chosen"]["needed"])
+    assert [row["needed"] for row in body["rows"]] == [int(r["needed"]) for r in page["rows"]]
+    assert (body["over_by"], body["left_after"]) == (page["over_by"], page["left_after"])
+    assert body["fit_depth"]["depth"] == page["fit_depth"].depth
