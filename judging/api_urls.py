@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import api, dashboard_views
+from judging import api, dashboard_views, organiser_api
 
 urlpatterns = [
     path(
@@ -36,5 +36,40 @@ urlpatterns = [
     ),
     path(
         "pools/<int:pool_id>/judgments/", api.PoolJudgmentsView.as_view(), name="api-pool-judgments"
+    ),
+    path(
+        "campaigns/<slug:slug>/judgments/",
+        organiser_api.CampaignJudgmentsImportView.as_view(),
+        name="api-judgments-import",
+    ),
+    path(
+        "pools/<int:pool_id>/assignments/",
+        organiser_api.PoolAssignmentsView.as_view(),
+        name="api-pool-assignments",
+    ),
+    path(
+        "pools/<int:pool_id>/assignments/<int:assignment_id>/",
+        organiser_api.PoolAssignmentView.as_view(),
+        name="api-pool-assignment",
+    ),
+    path(
+        "pools/<int:pool_id>/overlap/",
+        organiser_api.PoolOverlapView.as_view(),
+        name="api-pool-overlap",
+    ),
+    path(
+        "pools/<int:pool_id>/agreement/",
+        organiser_api.PoolAgreementView.as_view(),
+        name="api-pool-agreement",
+    ),
+    path(
+        "pools/<int:pool_id>/adjudication/",
+        organiser_api.PoolAdjudicationView.as_view(),
+        name="api-pool-adjudication",
+    ),
+    path(
+        "pools/<int:pool_id>/policy/",
+        organiser_api.PoolPolicyView.as_view(),
+        name="api-pool-policy",
     ),
 ]

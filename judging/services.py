@@ -122,6 +122,12 @@ def _check_not_participants(assessors: Sequence[User]) -> None:
         )
 
 
+def assignment_delete(*, assignment: Assignment) -> None:
+    """Take a topic from an assessor: the assignment and its overlap items go. The
+    judgments made stay (they belong to assessor, topic and docno) and still count."""
+    assignment.delete()
+
+
 # --------------------------------------------------------------------------
 # Judgments
 

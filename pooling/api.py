@@ -1,29 +1,58 @@
-"""Machine clients: list campaigns, list and upload runs."""
+"""Machine clients of a campaign: create and change it, upload and read its topics,
+documents and runs, delete or replace a run no pool uses.
+
+The same forms and services as the pages: a rejected file answers 400 with
+every problem as `file`, `line`, `reason`, and nothing is stored.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Count
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
+    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.generics import ListAPIView
+from rest_framework.filters import OrderingFilter
+from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling import services
-from pooling.models import Campaign, Run
+from pooling import selectors, services
+from pooling.document_files import DOCUMENT_FORMATS
+from pooling.forms import (
+    CUSTOM_SCHEMA,
+    AnswerUploadForm,
+    CampaignEditForm,
+    CampaignForm,
+    DocumentUploadForm,
+    RunReplaceForm,
+    TopicUploadForm,
+)
+from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from pooling.models import Campaign, Document, Run, TaskKind, Topic
 from pooling.problems import InputError
+from pooling.topic_files import TOPIC_FORMATS
 from workbench import uploads
+from workbench.api import DetailSerializer, Pagination, form_errors
+from workbench.job_api import job_accepted, job_accepted_response
 from workbench.roles import IsOrganiser
+
+ORGANISERS = [IsAuthenticated, IsOrganiser]
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -41,11 +70,14 @@ class CampaignSerializer(serializers.ModelSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
-    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    uploaded_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Run
         fields = [
+            "id",
             "tag",
             "original_name",
             "sha256",
@@ -82,16 +114,378 @@ def rejected_response(error: InputError, detail: str) -> Response:
     return Response({"detail": detail, **error.as_dict()}, status=status.HTTP_400_BAD_REQUEST)
 
 
+# --------------------------------------------------------------------------
+# Campaigns
+
+
+class BudgetSerializer(serializers.Serializer):
+    budget = serializers.IntegerField(allow_null=True, help_text="null: no budget set")
+    judgments = serializers.IntegerField()
+    adjudications = serializers.IntegerField()
+    spent = serializers.IntegerField()
+    remaining = serializers.IntegerField(
+        allow_null=True, help_text="negative once overspent; null without a budget"
+    )
+
+
+class CampaignDetailSerializer(CampaignSerializer):
+    budget = serializers.SerializerMethodField()
+    topics = serializers.IntegerField(source="n_topics", read_only=True)
+    documents = serializers.IntegerField(source="n_documents", read_only=True)
+    runs = serializers.IntegerField(source="n_runs", read_only=True)
+    pools = serializers.IntegerField(source="n_pools", read_only=True)
+    schema_lock = serializers.SerializerMethodField(
+        help_text="Why the label schema can no longer change; empty while it can."
+    )
+    task_kind_lock = serializers.SerializerMethodField(
+        help_text="Why the task kind can no longer change; empty while it can."
+    )
+
+    class Meta(CampaignSerializer.Meta):
+        fields = [
+            *CampaignSerializer.Meta.fields,
+            "guidelines",
+            "budget_counts_adjudications",
+            "budget",
+            "topics",
+            "documents",
+            "runs",
+            "pools",
+            "schema_lock",
+            "task_kind_lock",
+        ]
+
+    @extend_schema_field(BudgetSerializer)
+    def get_budget(self, campaign: Campaign) -> dict[str, Any]:
+        state = selectors.campaign_budget(campaign)
+        return {
+            "budget": state.budget,
+            "judgments": state.judgments,
+            "adjudications": state.adjudications,
+            "spent": state.spent,
+            "remaining": state.remaining,
+        }
+
+    def get_schema_lock(self, campaign: Campaign) -> str:
+        return selectors.campaign_schema_lock(campaign)
+
+    def get_task_kind_lock(self, campaign: Campaign) -> str:
+        return selectors.campaign_task_kind_lock(campaign)
+
+
+class CampaignInputSerializer(serializers.Serializer):
+    """A campaign's fields as the campaign form takes them; the form checks them again."""
+
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(max_length=100, help_text="Names its URLs and files; it stays.")
+    task_kind = serializers.ChoiceField(choices=TaskKind.choices, default=TaskKind.RANKED)
+    description = serializers.CharField(allow_blank=True, default="")
+    guidelines = serializers.CharField(
+        allow_blank=True, default="", help_text="Shown to assessors beside every topic."
+    )
+    judgment_budget = serializers.IntegerField(
+        allow_null=True, default=None, min_value=0, max_value=2**31 - 1
+    )
+    budget_counts_adjudications = serializers.BooleanField(default=True)
+    label_schema = serializers.JSONField(
+        default=DEFAULT_PRESET,
+        help_text=f"A preset ({', '.join(SCHEMA_PRESETS)}) or a schema object, "
+        "checked as the page checks a custom schema.",
+    )
+
+
+class CampaignUpdateSerializer(CampaignInputSerializer):
+    """Any of the fields; those left out keep their value. The slug cannot change."""
+
+    slug = None  # type: ignore[assignment]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, partial=True, **kwargs)
+
+
+def _campaign_form_data(values: dict[str, Any]) -> dict[str, Any]:
+    """The API's fields as the campaign form's: a schema object is a custom schema."""
+    data = dict(values)
+    schema = data.pop("label_schema", None)
+    if schema is None:
+        return data
+    if isinstance(schema, str):
+        data["label_schema"] = schema
+    else:
+        data["label_schema"], data["custom_schema"] = CUSTOM_SCHEMA, json.dumps(schema)
+    return data
+
+
+def _campaign_detail(campaign: Campaign) -> Campaign:
+    return Campaign.objects.annotate(
+        n_topics=Count("topics", distinct=True),
+        n_documents=Count("documents", distinct=True),
+        n_runs=Count("runs", distinct=True),
+        n_pools=Count("pools", distinct=True),
+    ).get(pk=campaign.pk)
+
+
+def _saved(form: CampaignForm, save: Callable[..., Campaign]) -> Campaign:
+    """Save through the campaign service; the form's or the service's refusal is a 400."""
+    if not form.is_valid():
+        raise form_errors(form)
+    try:
+        return save(**form.campaign_data())
+    except DjangoValidationError as error:
+        form.add_error(None, error)
+        raise form_errors(form) from None
+
+
 class CampaignListView(ListAPIView):
-    permission_classes = [IsAuthenticated, IsOrganiser]
+    """GET lists the campaigns, newest first; POST creates one."""
+
+    permission_classes = ORGANISERS
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.all()
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["created_at", "name", "slug"]
+
+    @extend_schema(
+        request=CampaignInputSerializer,
+        responses={201: CampaignDetailSerializer, 400: OpenApiResponse(description="Refused.")},
+    )
+    def post(self, request: Request) -> Response:
+        payload = CampaignInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        form = CampaignForm(_campaign_form_data(payload.validated_data))
+        campaign = _saved(
+            form, lambda **fields: services.campaign_create(created_by=request.user, **fields)
+        )
+        return Response(
+            CampaignDetailSerializer(_campaign_detail(campaign)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class CampaignView(APIView):
+    """GET: a campaign with its label schema, budget and counts; PATCH changes it."""
+
+    permission_classes = ORGANISERS
+
+    @extend_schema(responses=CampaignDetailSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        return Response(CampaignDetailSerializer(_campaign_detail(campaign)).data)
+
+    @extend_schema(
+        request=CampaignUpdateSerializer,
+        responses={
+            200: CampaignDetailSerializer,
+            400: OpenApiResponse(
+                description="Refused, e.g. a new label schema once judgments are stored."
+            ),
+        },
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        payload = CampaignUpdateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = CampaignEditForm.initial_for(campaign) | _campaign_form_data(payload.validated_data)
+        campaign = _saved(
+            CampaignEditForm(data),
+            lambda **fields: services.campaign_update(campaign=campaign, **fields),
+        )
+        return Response(CampaignDetailSerializer(_campaign_detail(campaign)).data)
+
+
+# --------------------------------------------------------------------------
+# Files of a campaign: topics, answers, documents
+
+
+class CampaignTopicSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Topic
+        fields = ["topic_id", "title", "description", "narrative", "extra", "position"]
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Document
+        fields = ["docno", "title", "url"]
+
+
+class DocumentDetailSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Document
+        fields = ["docno", "title", "url", "text"]
+
+
+class ImportedSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+
+
+class AnswersSetSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    set = serializers.IntegerField()
+    changed = serializers.IntegerField()
+
+
+def _upload_request(name: str, formats: tuple[str, ...] = ()) -> dict[str, Any]:
+    fields: dict[str, serializers.Field] = {"file": serializers.FileField()}
+    if formats:
+        fields["format"] = serializers.ChoiceField(
+            choices=formats, required=False, help_text="Default: detected from the file."
+        )
+    return {"multipart/form-data": inline_serializer(name, fields)}
+
+
+def _upload_responses(stored: Any) -> dict[int, Any]:
+    return {
+        201: stored,
+        400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
+        413: OpenApiResponse(DetailSerializer, description="A file over the upload limit."),
+    }
+
+
+def _file_upload(
+    request: Request,
+    slug: str,
+    form_class: type[forms.Form],
+    store: Callable[[Campaign, dict[str, Any]], dict[str, Any]],
+) -> Response:
+    """Check the upload with the page's form, store it with the page's service:
+    413 past the size limit, 400 with the form's or the file's problems, else 201."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    too_large = uploads.refused(request._request)
+    if too_large:
+        return Response(
+            {"detail": uploads.limit_message(too_large)},
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    form = form_class(request.data, request.FILES)
+    if not form.is_valid():
+        raise form_errors(form)
+    try:
+        body = store(campaign, form.cleaned_data)
+    except InputError as error:
+        return rejected_response(error, "Rejected: nothing was stored.")
+    return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _store_topics(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
+    upload = data["file"]
+    result = services.topics_import(
+        campaign=campaign, data=upload.read(), name=upload.name, format=data["format"] or None
+    )
+    detail = f"Topics from {upload.name}: {result}."
+    return {"detail": detail, "created": result.created, "updated": result.updated}
+
+
+def _store_answers(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
+    upload = data["file"]
+    result = services.topic_answers_import(campaign=campaign, data=upload.read(), name=upload.name)
+    detail = f"Accepted answers from {upload.name}: {result}."
+    return {"detail": detail, "set": result.set, "changed": result.changed}
+
+
+def _store_documents(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
+    upload = data["file"]
+    result = services.documents_import(
+        campaign=campaign, stream=upload.open("rb"), name=upload.name, format=data["format"] or None
+    )
+    detail = f"Documents from {upload.name}: {result}."
+    return {"detail": detail, "created": result.created, "updated": result.updated}
+
+
+class CampaignTopicsView(ListAPIView):
+    """GET lists a campaign's topics in their file order; POST uploads a topic file
+    (field `file`; topics it already has are updated)."""
+
+    permission_classes = ORGANISERS
+    parser_classes = [MultiPartParser]
+    serializer_class = CampaignTopicSerializer
+    pagination_class = Pagination
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["position", "topic_id"]
+    ordering = ["position"]
+
+    def get_queryset(self) -> Any:
+        campaign = get_object_or_404(Campaign, slug=self.kwargs["slug"])
+        return campaign.topics.all()
+
+    @extend_schema(
+        request=_upload_request("TopicUpload", TOPIC_FORMATS),
+        responses=_upload_responses(ImportedSerializer),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        return _file_upload(request, slug, TopicUploadForm, _store_topics)
+
+
+class TopicView(RetrieveAPIView):
+    permission_classes = ORGANISERS
+    serializer_class = CampaignTopicSerializer
+
+    def get_object(self) -> Topic:
+        return get_object_or_404(
+            Topic, campaign__slug=self.kwargs["slug"], topic_id=self.kwargs["topic_id"]
+        )
+
+
+class CampaignAnswersView(APIView):
+    """Each topic's accepted answer from a `topics_efficacy` file (`topic answer`)."""
+
+    permission_classes = ORGANISERS
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request=_upload_request("AnswersUpload"),
+        responses=_upload_responses(AnswersSetSerializer),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        return _file_upload(request, slug, AnswerUploadForm, _store_answers)
+
+
+class CampaignDocumentsView(ListAPIView):
+    """GET lists a campaign's documents by docno (without their text); POST uploads a
+    collection file (field `file`; documents it already has are updated)."""
+
+    permission_classes = ORGANISERS
+    parser_classes = [MultiPartParser]
+    serializer_class = DocumentSerializer
+    pagination_class = Pagination
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["docno"]
+    ordering = ["docno"]
+
+    def get_queryset(self) -> Any:
+        campaign = get_object_or_404(Campaign, slug=self.kwargs["slug"])
+        return campaign.documents.only("docno", "title", "url")
+
+    @extend_schema(
+        request=_upload_request("DocumentUpload", DOCUMENT_FORMATS),
+        responses=_upload_responses(ImportedSerializer),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        return _file_upload(request, slug, DocumentUploadForm, _store_documents)
+
+
+class DocumentView(RetrieveAPIView):
+    """One document with its text."""
+
+    permission_classes = ORGANISERS
+    serializer_class = DocumentDetailSerializer
+
+    def get_object(self) -> Document:
+        return get_object_or_404(
+            Document, campaign__slug=self.kwargs["slug"], docno=self.kwargs["docno"]
+        )
+
+
+# --------------------------------------------------------------------------
+# Runs
 
 
 class CampaignRunsView(APIView):
     """GET lists a campaign's runs; POST uploads one or more run files (field `file`)."""
 
-    permission_classes = [IsAuthenticated, IsOrganiser]
+    permission_classes = ORGANISERS
     parser_classes = [MultiPartParser]
 
     @extend_schema(responses=RunSerializer(many=True))
@@ -117,19 +511,10 @@ class CampaignRunsView(APIView):
                 # drf-spectacular's way to keep the sub-serializer's many=True.
                 many=False,
             ),
-            202: OpenApiResponse(
-                inline_serializer(
-                    "RunImportAccepted",
-                    {
-                        "detail": serializers.CharField(),
-                        "job": serializers.IntegerField(),
-                        "url": serializers.URLField(help_text="The job's state: poll it."),
-                        "page": serializers.URLField(help_text="The job's page."),
-                    },
-                ),
-                description="An upload larger than WORKBENCH_UPLOAD_JOB_BYTES: a background "
+            202: job_accepted_response(
+                "An upload larger than WORKBENCH_UPLOAD_JOB_BYTES: a background "
                 "job checks and stores it; its state at `url` says done (with the runs) "
-                "or failed (with every problem, nothing stored).",
+                "or failed (with every problem, nothing stored)."
             ),
             400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
             413: OpenApiResponse(description="A file over WORKBENCH_MAX_UPLOAD_BYTES."),
@@ -189,6 +574,71 @@ class CampaignRunsView(APIView):
         return Response(RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
 
 
+def _get_run(slug: str, run_id: int) -> Run:
+    return get_object_or_404(Run, pk=run_id, campaign__slug=slug)
+
+
+class RunView(APIView):
+    permission_classes = ORGANISERS
+
+    @extend_schema(responses=RunSerializer)
+    def get(self, request: Request, slug: str, run_id: int) -> Response:
+        return Response(RunSerializer(_get_run(slug, run_id)).data)
+
+    @extend_schema(
+        responses={
+            204: OpenApiResponse(description="Deleted, with its files."),
+            409: OpenApiResponse(DetailSerializer, description="A pool was built from it."),
+        }
+    )
+    def delete(self, request: Request, slug: str, run_id: int) -> Response:
+        """Delete a run no pool was built from (a pooled run stays as it was judged)."""
+        run = _get_run(slug, run_id)
+        try:
+            services.run_delete(run=run)
+        except services.RunInUse as error:
+            return Response({"detail": f"Not deleted: {error}."}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RunReplaceView(APIView):
+    permission_classes = ORGANISERS
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request=_upload_request("RunReplace"),
+        responses={
+            **_upload_responses(RunSerializer),
+            409: OpenApiResponse(DetailSerializer, description="A pool was built from it."),
+        },
+    )
+    def post(self, request: Request, slug: str, run_id: int) -> Response:
+        """Replace a run no pool uses by a corrected file, checked like any upload; the
+        file may keep the tag or bring a new one. The new run has a new id."""
+        run = _get_run(slug, run_id)
+        too_large = uploads.refused(request._request)
+        if too_large:
+            return Response(
+                {"detail": uploads.limit_message(too_large)},
+                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
+        form = RunReplaceForm(request.data, request.FILES)
+        if not form.is_valid():
+            raise form_errors(form)
+        upload = form.cleaned_data["file"]
+        try:
+            new = services.run_replace(
+                run=run,
+                upload=services.RunUpload(upload.name, upload.read()),
+                uploaded_by=request.user,
+            )
+        except services.RunInUse as error:
+            return Response({"detail": f"Not replaced: {error}."}, status=status.HTTP_409_CONFLICT)
+        except InputError as error:
+            return rejected_response(error, "Rejected: the run was not replaced.")
+        return Response(RunSerializer(new).data, status=status.HTTP_201_CREATED)
+
+
 def _import_in_background(
     request: Request, campaign: Campaign, files: list, keep_valid: bool
 ) -> Response:
@@ -196,14 +646,6 @@ def _import_in_background(
     job = services.runs_import_start(
         campaign=campaign, files=files, uploaded_by=request.user, keep_valid=keep_valid
     )
-    url = reverse("api-job", args=[job.pk])
-    return Response(
-        {
-            "detail": "Accepted: the runs are checked and stored by a background job.",
-            "job": job.pk,
-            "url": request.build_absolute_uri(url),
-            "page": request.build_absolute_uri(reverse("job_detail", args=[job.pk])),
-        },
-        status=status.HTTP_202_ACCEPTED,
-        headers={"Location": url},
+    return job_accepted(
+        request, job, "Accepted: the runs are checked and stored by a background job."
     )

@@ -11,15 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling import selectors, services
-from pooling.budget import (
-    DEFAULT_DEPTHS,
-    fit_depth,
-    fit_scale,
-    judged_share,
-    run_contributions,
-    run_overlap,
-    whatif,
-)
+from pooling.budget import judged_share, run_contributions, run_overlap, whatif
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from pooling.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
@@ -27,7 +19,6 @@ from pooling.spec import PRESETS, PoolSpec, spec_label
 from pooling.strategies import order_tsv_lines, pool_tsv_lines
 from workbench.charts import Frame
 from workbench.http import plot_format_error, plot_response, streamed_attachment
-from workbench.jobs import job_start
 from workbench.roles import organiser_required
 
 
@@ -60,17 +51,12 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
             )
         else:
             # The build reads every run file: a job, with its progress on its own page.
-            job = job_start(
-                kind="pooling.jobs.pool_build",
-                title=f"Build pool {name}",
-                params={
-                    "campaign": campaign.slug,
-                    "spec": form.spec.to_dict(),
-                    "name": form.cleaned_data["name"],
-                    "confirm_over_budget": confirmed,
-                    "runs_per_team": form.pooled_per_team,
-                },
+            job = services.pool_build_start(
                 campaign=campaign,
+                spec=form.spec,
+                name=form.cleaned_data["name"],
+                confirm_over_budget=confirmed,
+                runs_per_team=form.pooled_per_team,
                 created_by=request.user,
             )
             response = redirect("job_detail", job_id=job.pk)
@@ -101,53 +87,34 @@ def _whatif_context(campaign: Campaign, form: PoolSpecForm) -> dict[str, Any]:
         return {"whatif_error": "Upload runs first: a pool is built from them."}
     if not form.is_valid():
         return {"whatif_error": form.error_text()}
-    runs = selectors.pool_runs(campaign, runs_per_team=form.pooled_per_team)
-    if not runs:
-        return {"whatif_error": "No run to pool: no team has a run sent on time."}
-    specs = [form.spec]
-    deepest = max(DEFAULT_DEPTHS[-1], form.spec.max_depth)  # ranked once, for the chart and spec
-    ranked = selectors.ranked_runs_cached(campaign, max_depth=deepest, runs=runs)
-    judged = selectors.judged_pairs(campaign)
-    depths = chart_depths(ranked.deepest_rank)
-    table = whatif(ranked, depths=depths, specs=specs, judged=judged).totals
-    depth_rows = table[table["depth"].notna()]
-    chosen = table[table["depth"].isna()].iloc[0]
-    state = selectors.campaign_budget(campaign)
-    # Costs are new judgments: they compare with what the budget has left.
-    budget = None if state.remaining is None else max(state.remaining, 0)
+    try:
+        result = selectors.pool_whatif(campaign, form.spec, runs_per_team=form.pooled_per_team)
+    except services.PoolBuildError as error:
+        return {"whatif_error": str(error)}
+    budget = result.budget
     context: dict[str, Any] = {
-        "n_runs": len(runs),
-        "rows": depth_rows.to_dict(orient="records"),
-        "chosen": chosen.to_dict(),
-        "budget_state": state,
+        "n_runs": result.n_runs,
+        "rows": result.rows,
+        "chosen": result.chosen,
+        "budget_state": result.budget_state,
         "budget": budget,
-        "over_by": state.over_by(int(chosen["needed"])),
-        "left_after": None if budget is None else budget - int(chosen["needed"]),
+        "over_by": result.over_by,
+        "left_after": result.left_after,
         "chart": _chart(
-            list(depth_rows["depth"].astype(int)),
-            list(depth_rows["needed"].astype(int)),
+            [int(row["depth"]) for row in result.rows],
+            [int(row["needed"]) for row in result.rows],
             budget=budget,
-            chosen=int(chosen["needed"]),
+            chosen=result.needed,
         ),
     }
     if budget is not None:
-        fit = fit_depth(ranked, budget, judged=judged)
-        context["fit_depth"] = fit
-        # Past the runs' deepest rank every depth gives the same pool.
-        context["fits_everything"] = fit is not None and fit.depth >= ranked.deepest_rank
-        context["deepest_rank"] = ranked.deepest_rank
+        context["fit_depth"] = result.fit_depth
+        context["fits_everything"] = result.fits_everything
+        context["deepest_rank"] = result.deepest_rank
         if form.spec.strata and not form.spec.is_depth_only:
-            scale = fit_scale(ranked, form.spec, budget, judged=judged)
-            context["fit_scale"] = scale
-            context["scale_judges_all"] = scale is not None and scale.spec.is_depth_only
+            context["fit_scale"] = result.fit_scale
+            context["scale_judges_all"] = result.scale_judges_all
     return context
-
-
-def chart_depths(deepest_rank: int) -> list[int]:
-    """The depths of the cost table and chart: every 10 up to 100, but none past
-    the runs' deepest rank (deeper pools are the same pool), which ends the list."""
-    shallower = [depth for depth in DEFAULT_DEPTHS if depth < deepest_rank]
-    return [*shallower, min(deepest_rank, DEFAULT_DEPTHS[-1])] if deepest_rank else [1]
 
 
 def _chart(
@@ -356,17 +323,12 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
                 "Tick 'past the budget' to apply a plan that costs more than is left."
             )
             return render(request, "pooling/pool_replan.html", context, status=409)
-        job = job_start(
-            kind="pooling.jobs.pool_revise",
-            title=f"Re-plan {len(form.cleaned_data['chosen'])} topic(s) of pool {pool.pk}",
-            params={
-                "pool": pool.pk,
-                "spec": form.spec.to_dict(),
-                "topics": form.cleaned_data["chosen"],
-                "reason": form.cleaned_data["reason"],
-                "confirm_over_budget": form.cleaned_data["confirm_over_budget"],
-            },
-            campaign=pool.campaign,
+        job = services.pool_revise_start(
+            pool=pool,
+            spec=form.spec,
+            topics=form.cleaned_data["chosen"],
+            reason=form.cleaned_data["reason"],
+            confirm_over_budget=form.cleaned_data["confirm_over_budget"],
             created_by=request.user,
         )
         return redirect("job_detail", job_id=job.pk)

@@ -25,6 +25,7 @@ from pooling.topic_ids import topic_sort_key
 if TYPE_CHECKING:
     import pandas as pd
 
+    from pooling.budget import DepthFit, ScaleFit
     from pooling.ranking import RankedRuns
     from pooling.revisions import Revision
 
@@ -158,6 +159,107 @@ def pool_runs(campaign: Campaign, *, runs_per_team: int | None = None) -> list[R
             by_team.setdefault(run.team_id, []).append(run)
     chosen = {run.pk for team_runs in by_team.values() for run in team_runs[:runs_per_team]}
     return [run for run in runs if run.team_id is None or run.pk in chosen]
+
+
+# --------------------------------------------------------------------------
+# What a pool would cost
+
+
+def chart_depths(deepest_rank: int) -> list[int]:
+    """The depths of the cost table and chart: every 10 up to 100, but none past
+    the runs' deepest rank (deeper pools are the same pool), which ends the list."""
+    from pooling.budget import DEFAULT_DEPTHS
+
+    shallower = [depth for depth in DEFAULT_DEPTHS if depth < deepest_rank]
+    return [*shallower, min(deepest_rank, DEFAULT_DEPTHS[-1])] if deepest_rank else [1]
+
+
+@dataclass(frozen=True)
+class PoolWhatIf:
+    """What a pool spec would cost against the budget (the pool form's what-if panel).
+
+    rows: one per depth of `chart_depths` (scheme, depth, candidates,
+    pool_size, judged, needed); chosen: the same numbers for the spec. Costs
+    are new judgments, compared with what the budget has left (`budget`).
+    fit_depth: the deepest depth-k pool within it; fit_scale: the largest
+    scale of the spec's strata rates within it (only for a stratified spec).
+    """
+
+    rows: list[dict[str, Any]]
+    chosen: dict[str, Any]
+    budget_state: BudgetState
+    deepest_rank: int
+    n_runs: int
+    fit_depth: DepthFit | None = None
+    fit_scale: ScaleFit | None = None
+
+    @property
+    def budget(self) -> int | None:
+        remaining = self.budget_state.remaining
+        return None if remaining is None else max(remaining, 0)
+
+    @property
+    def needed(self) -> int:
+        return int(self.chosen["needed"])
+
+    @property
+    def over_by(self) -> int:
+        return self.budget_state.over_by(self.needed)
+
+    @property
+    def left_after(self) -> int | None:
+        return None if self.budget is None else self.budget - self.needed
+
+    @property
+    def fits_everything(self) -> bool:
+        """Past the runs' deepest rank every depth gives the same pool."""
+        return self.fit_depth is not None and self.fit_depth.depth >= self.deepest_rank
+
+    @property
+    def scale_judges_all(self) -> bool:
+        return self.fit_scale is not None and self.fit_scale.spec.is_depth_only
+
+
+def pool_whatif(
+    campaign: Campaign, spec: PoolSpec, *, runs_per_team: int | None = None
+) -> PoolWhatIf:
+    """The sizes and costs of the pool `spec` would build now from `pool_runs`, and
+    what fits the budget."""
+    from pooling.budget import DEFAULT_DEPTHS, fit_depth, fit_scale, whatif
+
+    if not campaign.runs.exists():
+        raise PoolBuildError("Upload runs first: a pool is built from them.")
+    runs = pool_runs(campaign, runs_per_team=runs_per_team)
+    if not runs:
+        raise PoolBuildError("No run to pool: no team has a run sent on time.")
+    deepest = max(DEFAULT_DEPTHS[-1], spec.max_depth)  # ranked once, for the chart and spec
+    ranked = ranked_runs_cached(campaign, max_depth=deepest, runs=runs)
+    judged = judged_pairs(campaign)
+    table = whatif(ranked, depths=chart_depths(ranked.deepest_rank), specs=[spec], judged=judged)
+    totals = table.totals
+    state = campaign_budget(campaign)
+    result = PoolWhatIf(
+        rows=totals[totals["depth"].notna()].to_dict(orient="records"),
+        chosen=totals[totals["depth"].isna()].iloc[0].to_dict(),
+        budget_state=state,
+        deepest_rank=ranked.deepest_rank,
+        n_runs=len(runs),
+    )
+    budget = result.budget
+    if budget is None:
+        return result
+    scale = None
+    if spec.strata and not spec.is_depth_only:
+        scale = fit_scale(ranked, spec, budget, judged=judged)
+    return PoolWhatIf(
+        rows=result.rows,
+        chosen=result.chosen,
+        budget_state=state,
+        deepest_rank=ranked.deepest_rank,
+        n_runs=len(runs),
+        fit_depth=fit_depth(ranked, budget, judged=judged),
+        fit_scale=scale,
+    )
 
 
 # --------------------------------------------------------------------------

@@ -644,6 +644,33 @@ def pool_build(
     return pool
 
 
+def pool_build_start(
+    *,
+    campaign: Campaign,
+    spec: PoolSpec,
+    name: str = "",
+    confirm_over_budget: bool = False,
+    runs_per_team: int | None = None,
+    created_by: Any = None,
+) -> Job:
+    """Start the job that builds the pool (`pooling.jobs.pool_build`): it reads every
+    run file, too long for a request. The name defaults to the spec's label;
+    `runs_per_team` as for `pool_build`."""
+    return job_start(
+        kind="pooling.jobs.pool_build",
+        title=f"Build pool {name or spec_label(spec)}",
+        params={
+            "campaign": campaign.slug,
+            "spec": spec.to_dict(),
+            "name": name,
+            "confirm_over_budget": confirm_over_budget,
+            "runs_per_team": runs_per_team,
+        },
+        campaign=campaign,
+        created_by=created_by,
+    )
+
+
 def pool_from_judged(
     *, campaign: Campaign, pairs: pd.DataFrame, name: str, source: str, created_by: Any = None
 ) -> Pool:
@@ -744,6 +771,31 @@ def pool_revise(
             summary=revision.summary.to_dict(orient="records"),
             created_by=created_by if getattr(created_by, "pk", None) else None,
         )
+
+
+def pool_revise_start(
+    *,
+    pool: Pool,
+    spec: PoolSpec,
+    topics: Sequence[str],
+    reason: str = "",
+    confirm_over_budget: bool = False,
+    created_by: Any = None,
+) -> Job:
+    """Start the job that re-plans `topics` of the pool (`pooling.jobs.pool_revise`)."""
+    return job_start(
+        kind="pooling.jobs.pool_revise",
+        title=f"Re-plan {len(topics)} topic(s) of pool {pool.pk}",
+        params={
+            "pool": pool.pk,
+            "spec": spec.to_dict(),
+            "topics": list(topics),
+            "reason": reason,
+            "confirm_over_budget": confirm_over_budget,
+        },
+        campaign=pool.campaign,
+        created_by=created_by,
+    )
 
 
 _REVISED_FIELDS = (

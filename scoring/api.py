@@ -8,6 +8,7 @@ from typing import Any
 from django.http import Http404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,6 +24,73 @@ from workbench.http import attachment
 from workbench.models import Job
 from workbench.roles import IsOrganiser
 
+# What the answers hold, for the schema (the bodies are built by the selectors).
+
+
+class QrelsFormatSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    file = serializers.CharField()
+    description = serializers.CharField()
+    available = serializers.BooleanField()
+    unavailable = serializers.CharField(
+        help_text="Why the pool cannot produce it; empty if it can."
+    )
+    in_default_bundle = serializers.BooleanField()
+
+
+class ScoreSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    query_id = serializers.CharField(help_text='"all" for the mean over topics')
+    measure = serializers.CharField()
+    value = serializers.FloatField()
+
+
+class LeaderboardRunSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    run = serializers.CharField()
+    mean = serializers.FloatField(allow_null=True)
+    n_topics = serializers.IntegerField()
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    bootstrap_low = serializers.FloatField(allow_null=True)
+    bootstrap_high = serializers.FloatField(allow_null=True)
+
+
+class LeaderboardPairSerializer(serializers.Serializer):
+    a = serializers.CharField(help_text="ranked above b")
+    b = serializers.CharField()
+    test = serializers.CharField()
+    statistic = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True)
+    p_adjusted = serializers.FloatField(allow_null=True)
+    mean_difference = serializers.FloatField(allow_null=True)
+    cohens_d = serializers.FloatField(allow_null=True)
+    significant = serializers.BooleanField()
+
+
+class LeaderboardOptionsSerializer(serializers.Serializer):
+    tests = serializers.ListField(child=serializers.CharField())
+    correction = serializers.CharField()
+    alpha = serializers.FloatField()
+    confidence = serializers.FloatField()
+    seed = serializers.IntegerField()
+    resamples = serializers.IntegerField()
+
+
+class LeaderboardExclusionSerializer(serializers.Serializer):
+    topic = serializers.CharField()
+    runs = serializers.ListField(child=serializers.CharField())
+    reason = serializers.CharField()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    topics = serializers.ListField(child=serializers.CharField())
+    options = LeaderboardOptionsSerializer()
+    runs = LeaderboardRunSerializer(many=True)
+    pairs = LeaderboardPairSerializer(many=True)
+    excluded = LeaderboardExclusionSerializer(many=True)
+
 
 class QrelsFormatsView(APIView):
     permission_classes = [IsAuthenticated, IsOrganiser]
@@ -30,12 +98,7 @@ class QrelsFormatsView(APIView):
     @extend_schema(
         # Not pools_qrels_retrieve, which QrelsView's operation is called too.
         operation_id="pools_qrels_formats",
-        responses={
-            200: OpenApiResponse(
-                description="[{name, file, description, available, unavailable, "
-                "in_default_bundle}]: unavailable says why the pool cannot produce a format."
-            )
-        },
+        responses={200: QrelsFormatSerializer(many=True)},
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """The qrels formats, and which of them this pool can produce."""
@@ -105,7 +168,12 @@ class ScoresView(APIView):
             ),
             OpenApiParameter("per_topic", bool),
         ],
-        responses={200: OpenApiResponse(description="[{run_id, query_id, measure, value}]")},
+        responses={
+            200: ScoreSerializer(many=True),
+            409: OpenApiResponse(
+                description="A measure trec_eval does not know, or nothing to score."
+            ),
+        },
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """Every run of the campaign scored against the pool's final labels (-c -M 1000)."""
@@ -133,10 +201,8 @@ class LeaderboardView(APIView):
         ],
         responses={
             200: OpenApiResponse(
-                description="{measure, topics, options, runs: [{rank, run, mean, n_topics, "
-                "ci_low, ci_high, bootstrap_low, bootstrap_high}], pairs: [{a, b, test, "
-                "statistic, p_value, p_adjusted, mean_difference, cohens_d, significant}], "
-                "excluded}: the JSON of manage.py leaderboard --format json"
+                LeaderboardSerializer,
+                description="The JSON of manage.py leaderboard --format json.",
             ),
             400: OpenApiResponse(description="A bad option or measure."),
             409: OpenApiResponse(description="Nothing judged yet, or too large to score here."),

@@ -34,7 +34,9 @@ from workbench.roles import IsOrganiser
 
 
 class TaskGoldSerializer(serializers.ModelSerializer):
-    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    uploaded_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = TaskGold
@@ -51,7 +53,9 @@ class TaskGoldSerializer(serializers.ModelSerializer):
 
 
 class TaskSubmissionSerializer(serializers.ModelSerializer):
-    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    uploaded_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = TaskSubmission

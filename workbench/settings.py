@@ -264,6 +264,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # No validator badge: it is an image fetched from validator.swagger.io.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # Every operation documents the 400, 401, 403 and 404 DRF can answer for it.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "workbench.api.document_errors",
+    ],
 }
 
 LOGGING = {

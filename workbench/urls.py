@@ -28,4 +28,5 @@ urlpatterns = [
     ),
 ]
 
+handler404 = "workbench.api.not_found"
 handler500 = "workbench.api.server_error"

@@ -145,4 +145,5 @@ def test_openapi_schema_describes_the_run_upload(organiser_client):
     schema = response.json()
     post = schema["paths"]["/api/campaigns/{slug}/runs/"]["post"]
     assert "multipart/form-data" in post["requestBody"]["content"]
-    assert set(post["responses"]) == {"201", "202", "400", "413"}
+    # With the 401, 403 and 404 every operation with a path parameter documents.
+    assert set(post["responses"]) == {"201", "202", "400", "401", "403", "404", "413"}

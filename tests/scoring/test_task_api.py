@@ -252,7 +252,8 @@ def test_the_schema_describes_the_task_api(organiser_client):
     schema = organiser_client.get("/api/schema/", headers={"Accept": "application/json"}).json()
     post = schema["paths"]["/api/campaigns/{slug}/gold/"]["post"]
     assert "multipart/form-data" in post["requestBody"]["content"]
-    assert set(post["responses"]) == {"201", "400", "413"}
+    # With the 401, 403 and 404 every operation with a path parameter documents.
+    assert set(post["responses"]) == {"201", "400", "401", "403", "404", "413"}
     scores = schema["paths"]["/api/campaigns/{slug}/scores/{subtask}/"]["get"]
     assert [p["name"] for p in scores["parameters"] if p["in"] == "query"] == ["sort"]
     assert set(schema["paths"]["/api/campaigns/{slug}/submissions/{submission_id}/"]) == {

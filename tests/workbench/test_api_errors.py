@@ -96,3 +96,10 @@ def test_a_nul_in_a_download_name_is_replaced(organiser_client):
     assert "\x00" not in disposition
     assert "\r" not in disposition
     assert disposition.startswith("attachment; filename=")
+
+
+def test_an_address_no_route_matches_is_a_404_in_json(organiser_client):
+    response = organiser_client.get("/api/pools/-1/")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found."}
+    assert organiser_client.get("/campaigns/-/x/").status_code == 404  # pages keep theirs

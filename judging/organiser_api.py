@@ -1,0 +1,675 @@
+"""Organisers' judging over the API: assignments, overlap, judgments imported from a
+file, agreement, the adjudication queue and the final-label policy.
+
+The same forms, selectors and services as the organiser pages; work past the
+budget is a 409 until it is confirmed, as the pages refuse it until ticked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.filters import OrderingFilter
+from rest_framework.generics import ListAPIView
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from judging import selectors, services
+from judging.agreement import confusion_matrix, records, worst_first
+from judging.forms import OverlapForm, PolicyForm
+from judging.judgment_files import read_judgments_tsv
+from judging.models import Assignment, PoolPolicy
+from judging.overlap import OverlapPlan, OverlapPlanError
+from pooling.api import rejected_response
+from pooling.label_schema import LabelError
+from pooling.models import Campaign, Pool
+from pooling.problems import InputError
+from pooling.selectors import campaign_budget, pool_or_404
+from pooling.services import OverBudget, PoolBuildError
+from workbench import uploads
+from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
+from workbench.roles import IsOrganiser, assessor_accounts
+
+ORGANISERS = [IsAuthenticated, IsOrganiser]
+
+
+def _budget(pool: Pool) -> dict[str, Any]:
+    state = campaign_budget(pool.campaign)
+    return {
+        "budget": state.budget,
+        "judgments": state.judgments,
+        "adjudications": state.adjudications,
+        "spent": state.spent,
+        "remaining": state.remaining,
+    }
+
+
+class BudgetStateSerializer(serializers.Serializer):
+    budget = serializers.IntegerField(allow_null=True)
+    judgments = serializers.IntegerField()
+    adjudications = serializers.IntegerField()
+    spent = serializers.IntegerField()
+    remaining = serializers.IntegerField(allow_null=True)
+
+
+# --------------------------------------------------------------------------
+# Assignments
+
+
+class PoolAssignmentSerializer(serializers.ModelSerializer):
+    pool = serializers.IntegerField(source="pool_id", read_only=True)
+    topic = serializers.CharField(source="topic.topic_id", read_only=True)
+    assessor = serializers.CharField(source="assessor.username", read_only=True)
+    judged = serializers.IntegerField(read_only=True, help_text="documents judged so far")
+    total = serializers.IntegerField(read_only=True, help_text="documents in the queue")
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "pool", "topic", "assessor", "kind", "judged", "total", "created_at"]
+
+
+class AssignInputSerializer(serializers.Serializer):
+    topics = serializers.ListField(
+        child=serializers.CharField(), min_length=1, help_text="topic ids, dealt in topic order"
+    )
+    assessors = serializers.ListField(
+        child=serializers.CharField(),
+        min_length=1,
+        help_text="usernames; several take the topics in turn",
+    )
+
+
+class PoolAssignmentsView(ListAPIView):
+    """GET: a pool's assignments with their progress; POST makes assessors the primary
+    assessors of topics (as the assignments page does)."""
+
+    permission_classes = ORGANISERS
+    serializer_class = PoolAssignmentSerializer
+    pagination_class = Pagination
+    filter_backends = [QueryFilter, OrderingFilter]
+    filters = {
+        "topic": Filter("topic__topic_id", "topic id"),
+        "assessor": Filter("assessor__username", "username"),
+        "kind": Filter("kind", "primary or overlap"),
+    }
+    ordering_fields = ["created_at", "kind"]
+
+    def get_queryset(self) -> Any:
+        pool = pool_or_404(self.kwargs["pool_id"])
+        return pool.assignments.select_related("topic", "assessor").order_by(
+            "topic__position", "kind", "assessor__username"
+        )
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        counted = {
+            a.pk: a
+            for a in Assignment.objects.filter(
+                pk__in=[a.pk for a in page or []]
+            ).list_with_progress()
+        }
+        for assignment in page or []:
+            assignment.judged, assignment.total = (
+                counted[assignment.pk].judged,
+                counted[assignment.pk].total,
+            )
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    @extend_schema(
+        request=AssignInputSerializer,
+        responses={
+            201: PoolAssignmentSerializer(many=True),
+            400: OpenApiResponse(
+                description="Unknown topics or accounts, or a topic that already has "
+                "another primary assessor; nothing is created."
+            ),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        pool = pool_or_404(pool_id)
+        payload = AssignInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        wanted_topics = payload.validated_data["topics"]
+        wanted_users = payload.validated_data["assessors"]
+        topics = pool.campaign.topics.filter(topic_id__in=wanted_topics).order_by("position")
+        assessors = User.objects.filter(username__in=wanted_users, is_active=True).order_by(
+            "username"
+        )
+        problems = {
+            "topics": sorted(set(wanted_topics) - {t.topic_id for t in topics}),
+            "assessors": sorted(set(wanted_users) - {a.username for a in assessors}),
+        }
+        if any(problems.values()):
+            raise serializers.ValidationError(
+                {
+                    field: [f"no such {field[:-1]}: {', '.join(names)}"]
+                    for field, names in problems.items()
+                    if names
+                }
+            )
+        try:
+            created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)
+        except services.AssignmentError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        counted = Assignment.objects.filter(pk__in=[a.pk for a in created]).select_related(
+            "topic", "assessor"
+        )
+        data = PoolAssignmentSerializer(counted.list_with_progress(), many=True).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class PoolAssignmentView(APIView):
+    permission_classes = ORGANISERS
+
+    @extend_schema(responses={204: OpenApiResponse(description="Deleted; judgments stay.")})
+    def delete(self, request: Request, pool_id: int, assignment_id: int) -> Response:
+        """Take the topic from the assessor: the assignment (and its overlap items)
+        go; the judgments made stay and count."""
+        assignment = get_object_or_404(Assignment, pk=assignment_id, pool_id=pool_id)
+        services.assignment_delete(assignment=assignment)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --------------------------------------------------------------------------
+# Overlap
+
+
+class OverlapInputSerializer(serializers.Serializer):
+    k = serializers.IntegerField(
+        min_value=2, max_value=100, help_text="assessors per overlap document, the primary too"
+    )
+    fraction = serializers.FloatField(
+        required=False, help_text="share of each topic's documents; default 1 (whole topics)"
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**32 - 1)
+    topics = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="default: every topic"
+    )
+    assessors = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="usernames; default: every active assessor",
+    )
+
+
+class OverlapAssignSerializer(OverlapInputSerializer):
+    confirm_over_budget = serializers.BooleanField(default=False)
+
+
+class OverlapCostSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    per_assessor = serializers.DictField(child=serializers.IntegerField())
+    per_topic = serializers.DictField(child=serializers.IntegerField())
+
+
+class OverlapPlanSerializer(serializers.Serializer):
+    spec = serializers.JSONField()
+    items = serializers.IntegerField(help_text="documents judged K times")
+    cost = OverlapCostSerializer(help_text="extra judgments")
+    budget = BudgetStateSerializer()
+    over_by = serializers.IntegerField()
+
+
+def _overlap_form(pool: Pool, values: dict[str, Any]) -> OverlapForm:
+    """The overlap page's form, with the API's usernames as the form's account ids."""
+    accounts = list(assessor_accounts().filter(is_active=True).order_by("username"))
+    by_name = {account.username: account for account in accounts}
+    names = values.pop("assessors", [])
+    unknown = sorted(set(names) - set(by_name))
+    if unknown:
+        raise serializers.ValidationError(
+            {"assessors": [f"no active assessor named {', '.join(unknown)}"]}
+        )
+    data = {**values, "assessors": [by_name[name].pk for name in names]}
+    form = OverlapForm(
+        data,
+        topics=list(pool.campaign.topics.values_list("topic_id", flat=True)),
+        assessors=accounts,
+    )
+    if not form.is_valid():
+        raise form_errors(form)
+    return form
+
+
+def _plan_body(pool: Pool, plan: OverlapPlan) -> dict[str, Any]:
+    state = campaign_budget(pool.campaign)
+    return {
+        "spec": plan.spec.to_dict(),
+        "items": len(plan.items),
+        "cost": plan.cost.to_dict(),
+        "budget": _budget(pool),
+        "over_by": state.over_by(plan.cost.total),
+    }
+
+
+class PoolOverlapView(APIView):
+    permission_classes = ORGANISERS
+
+    @extend_schema(
+        parameters=[OverlapInputSerializer],
+        responses={
+            200: OverlapPlanSerializer,
+            400: OpenApiResponse(description="A plan the form or the planner refuses."),
+        },
+    )
+    def get(self, request: Request, pool_id: int) -> Response:
+        """The overlap K, a fraction and topics ask for, and its cost; nothing stored."""
+        pool = pool_or_404(pool_id)
+        params = OverlapInputSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        form = _overlap_form(pool, dict(params.validated_data))
+        try:
+            plan = services.overlap_plan(
+                pool=pool, spec=form.spec, assessors=form.chosen_assessors()
+            )
+        except (OverlapPlanError, services.AssignmentError) as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(_plan_body(pool, plan))
+
+    @extend_schema(
+        request=OverlapAssignSerializer,
+        responses={
+            201: OverlapPlanSerializer,
+            400: OpenApiResponse(description="A plan the form or the planner refuses."),
+            409: OpenApiResponse(
+                DetailSerializer, description="Over the budget without confirm_over_budget."
+            ),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Plan the overlap and assign it: an overlap assignment per assessor and topic."""
+        pool = pool_or_404(pool_id)
+        payload = OverlapAssignSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        form = _overlap_form(pool, dict(payload.validated_data))
+        try:
+            plan = services.overlap_assign(
+                pool=pool,
+                spec=form.spec,
+                assessors=form.chosen_assessors(),
+                confirm_over_budget=form.cleaned_data["confirm_over_budget"],
+                user=request.user,
+            )
+        except OverBudget as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        except (OverlapPlanError, services.AssignmentError) as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(_plan_body(pool, plan), status=status.HTTP_201_CREATED)
+
+
+# --------------------------------------------------------------------------
+# Judgments from a file
+
+
+class JudgmentImportSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        allow_empty_file=True,
+        help_text="TSV: assessor, topic, docno, rel, then the schema's aspects; "
+        "a first line starting `assessor` is a header.",
+    )
+    create_assessors = serializers.BooleanField(
+        default=False, help_text="Make accounts (without a password) for unknown assessors."
+    )
+    make_pool = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Also make a pool of this name of the judged documents.",
+    )
+
+
+class JudgmentImportResultSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    new_assessors = serializers.ListField(child=serializers.CharField())
+    pool = serializers.IntegerField(allow_null=True, help_text="the pool made, if asked")
+
+
+class CampaignJudgmentsImportView(APIView):
+    permission_classes = ORGANISERS
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": JudgmentImportSerializer},
+        responses={
+            201: JudgmentImportResultSerializer,
+            400: OpenApiResponse(
+                description="Rejected with every problem as file, line and reason (or a "
+                "detail); nothing stored."
+            ),
+            413: OpenApiResponse(DetailSerializer, description="A file over the upload limit."),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        """Import judgments made elsewhere (as `manage.py import_judgments`): every line
+        is checked first against the campaign's topics and label schema."""
+        campaign = get_object_or_404(Campaign, slug=slug)
+        too_large = uploads.refused(request._request)
+        limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
+        upload = request.FILES.get("file")
+        if too_large or (upload is not None and upload.size and upload.size > limit):
+            names = too_large or [upload.name]
+            return Response(
+                {"detail": uploads.limit_message(names)},
+                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
+        payload = JudgmentImportSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        create = data["create_assessors"]
+        known = None if create else User.objects.values_list("username", flat=True)
+        upload = data["file"]
+        rows, log = read_judgments_tsv(
+            upload.read(),
+            name=upload.name,
+            schema=campaign.schema,
+            known_topics=campaign.topics.values_list("topic_id", flat=True),
+            known_assessors=known,
+        )
+        if not log.ok:
+            return rejected_response(InputError.from_log(log), "Rejected: nothing was stored.")
+        make_pool = None
+        if data.get("make_pool"):
+            source = f"judgments file {upload.name}, imported over the API"
+            make_pool = services.PoolOfImport(data["make_pool"], source=source)
+        try:
+            result = services.judgments_import(
+                campaign=campaign, rows=rows, create_assessors=create, make_pool=make_pool
+            )
+        except (services.JudgmentError, PoolBuildError) as error:
+            detail = f"Rejected, nothing stored: {error}"
+            return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {
+                "detail": f"{upload.name}: judgments {result}.",
+                "created": result.created,
+                "updated": result.updated,
+                "unchanged": result.unchanged,
+                "new_assessors": list(result.new_assessors),
+                "pool": result.pool.pk if result.pool else None,
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+# --------------------------------------------------------------------------
+# Agreement
+
+STATISTICS = ["cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "observed_agreement"]
+
+
+class GroupAgreementSerializer(serializers.Serializer):
+    aspect = serializers.CharField()
+    scope = serializers.CharField(help_text="campaign or topic")
+    query_id = serializers.CharField(allow_null=True)
+    statistic = serializers.CharField()
+    value = serializers.FloatField(allow_null=True, help_text="null where undefined")
+    n_items = serializers.IntegerField()
+    n_assessors = serializers.IntegerField()
+    undefined_reason = serializers.CharField(allow_null=True, allow_blank=True)
+    note = serializers.CharField(allow_null=True, allow_blank=True)
+
+
+class PairAgreementSerializer(serializers.Serializer):
+    aspect = serializers.CharField()
+    scope = serializers.CharField(help_text="campaign or topic")
+    query_id = serializers.CharField(allow_null=True)
+    assessor_a = serializers.CharField()
+    assessor_b = serializers.CharField()
+    statistic = serializers.CharField()
+    value = serializers.FloatField(allow_null=True, help_text="null where undefined")
+    n_items = serializers.IntegerField()
+    undefined_reason = serializers.CharField(allow_null=True, allow_blank=True)
+    note = serializers.CharField(allow_null=True, allow_blank=True)
+
+
+class AssessorAgreementSerializer(serializers.Serializer):
+    assessor = serializers.CharField()
+    mean_value = serializers.FloatField(allow_null=True)
+    n_pairs = serializers.IntegerField()
+    n_items = serializers.IntegerField()
+    median_of_others = serializers.FloatField(allow_null=True)
+    flagged = serializers.BooleanField()
+    flag_reason = serializers.CharField(allow_null=True, allow_blank=True)
+    undefined_reason = serializers.CharField(allow_null=True, allow_blank=True)
+
+
+class ConfusionSerializer(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    topic = serializers.CharField(allow_null=True)
+    values = serializers.ListField(child=serializers.JSONField(), help_text="b's labels")
+    rows = serializers.ListField(
+        child=serializers.ListField(child=serializers.JSONField()),
+        help_text="[a's label, [counts by b's label]]",
+    )
+
+
+class AgreementSerializer(serializers.Serializer):
+    aspects = serializers.ListField(child=serializers.CharField())
+    aspect = serializers.CharField()
+    statistic = serializers.CharField()
+    labels = serializers.IntegerField(help_text="judgments on the pool's documents")
+    campaign_groups = GroupAgreementSerializer(many=True)
+    topic_groups = GroupAgreementSerializer(many=True, help_text="worst first")
+    campaign_pairs = PairAgreementSerializer(many=True, help_text="worst first")
+    topic_pairs = PairAgreementSerializer(many=True, help_text="worst first")
+    assessors = AssessorAgreementSerializer(many=True)
+    confusion = ConfusionSerializer(required=False, help_text="with ?a=&b=")
+
+
+class PoolAgreementView(APIView):
+    permission_classes = ORGANISERS
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("aspect", str, description="default: the first (relevance)"),
+            OpenApiParameter("statistic", str, enum=STATISTICS, description="for the pairs"),
+            OpenApiParameter("a", str, description="with b: their confusion matrix"),
+            OpenApiParameter("b", str),
+            OpenApiParameter("topic", str, description="the confusion matrix of one topic"),
+        ],
+        responses={200: AgreementSerializer, 400: OpenApiResponse(description="Bad options.")},
+    )
+    def get(self, request: Request, pool_id: int) -> Response:
+        """Agreement per topic and per assessor pair, worst first (the agreement page)."""
+        pool = pool_or_404(pool_id)
+        report = selectors.agreement_report(pool)
+        names = [a.name for a in report.aspects]
+        params = request.query_params
+        aspect = params.get("aspect") or names[0]
+        statistic = params.get("statistic") or STATISTICS[0]
+        problems = {}
+        if aspect not in names:
+            problems["aspect"] = [f"one of {', '.join(names)}"]
+        if statistic not in STATISTICS:
+            problems["statistic"] = [f"one of {', '.join(STATISTICS)}"]
+        if problems:
+            raise serializers.ValidationError(problems)
+        pairs, groups = report.pairs, report.groups
+        body: dict[str, Any] = {
+            "aspects": names,
+            "aspect": aspect,
+            "statistic": statistic,
+            "labels": len(report.labels),
+            "campaign_groups": records(groups[groups.scope == "campaign"]),
+            "topic_groups": records(
+                _worst(groups, aspect, "krippendorff_alpha_nominal", scope="topic")
+            ),
+            "campaign_pairs": records(_worst(pairs, aspect, statistic, scope="campaign")),
+            "topic_pairs": records(_worst(pairs, aspect, statistic, scope="topic")),
+            "assessors": records(report.assessors),
+        }
+        a, b = params.get("a"), params.get("b")
+        if a and b:
+            matrix = confusion_matrix(
+                report.labels,
+                aspect=report.aspect(aspect),
+                assessor_a=a,
+                assessor_b=b,
+                query_id=params.get("topic") or None,
+            )
+            body["confusion"] = {
+                "a": a,
+                "b": b,
+                "topic": params.get("topic") or None,
+                "values": [_plain(v) for v in matrix.columns],
+                "rows": [
+                    [_plain(index), [_plain(v) for v in row]]
+                    for index, row in zip(matrix.index, matrix.to_numpy(), strict=True)
+                ],
+            }
+        return Response(AgreementSerializer(body).data)
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
+
+
+def _worst(frame: Any, aspect: str, statistic: str, *, scope: str) -> Any:
+    chosen = worst_first(frame, aspect=aspect, statistic=statistic)
+    return chosen[chosen.scope == scope]
+
+
+# --------------------------------------------------------------------------
+# Adjudication and policy
+
+
+class DisagreementSerializer(serializers.Serializer):
+    query_id = serializers.CharField()
+    doc_id = serializers.CharField()
+    n_judgments = serializers.IntegerField()
+    assessors = serializers.ListField(child=serializers.CharField())
+    relevance_values = serializers.ListField(
+        child=serializers.IntegerField(), help_text="in the assessors' order"
+    )
+    spread = serializers.IntegerField(help_text="max - min relevance")
+    crosses_line = serializers.BooleanField(help_text="relevant to some, not to others")
+    disagrees_on = serializers.ListField(child=serializers.CharField())
+
+
+class AdjudicationInputSerializer(serializers.Serializer):
+    topic = serializers.CharField(help_text="topic id")
+    docno = serializers.CharField()
+    relevance = serializers.JSONField(help_text="A relevance grade of the campaign's schema.")
+    aspects = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class AdjudicationSerializer(serializers.Serializer):
+    topic = serializers.CharField(source="topic.topic_id")
+    docno = serializers.CharField()
+    relevance = serializers.IntegerField()
+    aspects = serializers.DictField(child=serializers.IntegerField())
+    reason = serializers.CharField(allow_blank=True)
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    decided_at = serializers.DateTimeField()
+
+
+class PoolAdjudicationView(ListAPIView):
+    """GET: the items whose assessors disagree under the pool's policy, worst first
+    (those adjudicated leave it); POST records an item's final label."""
+
+    permission_classes = ORGANISERS
+    serializer_class = DisagreementSerializer
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[OpenApiParameter("topic", str, description="topic id")])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> Any:
+        pool = pool_or_404(self.kwargs["pool_id"])
+        queue = selectors.disagreements(pool)
+        items = records(queue) if len(queue) else []
+        topic = self.request.query_params.get("topic")
+        return [item for item in items if not topic or item["query_id"] == topic]
+
+    @extend_schema(
+        request=AdjudicationInputSerializer,
+        responses={
+            200: AdjudicationSerializer,
+            400: OpenApiResponse(description="A label outside the schema, or no such topic."),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        pool = pool_or_404(pool_id)
+        payload = AdjudicationInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        topic = pool.campaign.topics.filter(topic_id=data["topic"]).first()
+        if topic is None:
+            raise serializers.ValidationError({"topic": [f"no topic {data['topic']!r}"]})
+        try:
+            adjudication = services.adjudication_record(
+                topic=topic,
+                docno=data["docno"],
+                relevance=data["relevance"],
+                aspects=data["aspects"],
+                reason=data["reason"],
+                decided_by=request.user,
+            )
+        except LabelError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(AdjudicationSerializer(adjudication).data)
+
+
+class PolicySerializer(serializers.Serializer):
+    steps = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="In order, e.g. adjudicated, primary, majority, maximum.",
+    )
+    disagreement_mode = serializers.ChoiceField(choices=PoolPolicy.DISAGREEMENT_MODES)
+    overlap_spec = serializers.JSONField(read_only=True, allow_null=True)
+
+
+class PoolPolicyView(APIView):
+    permission_classes = ORGANISERS
+
+    @staticmethod
+    def _body(policy: PoolPolicy) -> dict[str, Any]:
+        return {
+            "steps": policy.label_policy["steps"],
+            "disagreement_mode": policy.disagreement_mode,
+            "overlap_spec": policy.overlap_spec,
+        }
+
+    @extend_schema(responses=PolicySerializer)
+    def get(self, request: Request, pool_id: int) -> Response:
+        """How the pool's judgments become final labels, and its overlap."""
+        return Response(self._body(selectors.policy_of(pool_or_404(pool_id))))
+
+    @extend_schema(
+        request=PolicySerializer,
+        responses={200: PolicySerializer, 400: OpenApiResponse(description="Not a policy.")},
+    )
+    def put(self, request: Request, pool_id: int) -> Response:
+        """Set the final-label policy (as the adjudication page's form)."""
+        pool = pool_or_404(pool_id)
+        payload = PolicySerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        form = PolicyForm({"policy": ", ".join(data["steps"]), "mode": data["disagreement_mode"]})
+        try:
+            if not form.is_valid():
+                raise ValueError(form.errors.as_text())
+            policy = services.policy_update(
+                pool=pool,
+                steps=form.cleaned_data["policy"],
+                disagreement_mode=form.cleaned_data["mode"],
+            )
+        except ValueError as error:
+            return Response(
+                {"detail": f"Policy not changed: {error}"}, status=status.HTTP_400_BAD_REQUEST
+            )
+        return Response(self._body(policy))
