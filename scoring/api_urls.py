@@ -36,4 +36,9 @@ urlpatterns = [
         name="api-task-scores",
     ),
     path("teams/<int:team_id>/scores/", team_api.TeamScoresView.as_view(), name="api-team-scores"),
+    path(
+        "teams/<int:team_id>/leaderboard/",
+        team_api.TeamLeaderboardView.as_view(),
+        name="api-team-leaderboard",
+    ),
 ]

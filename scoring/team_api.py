@@ -10,7 +10,14 @@ from rest_framework.views import APIView
 
 from pooling.team_selectors import team_for_member_or_404
 from scoring import selectors
-from scoring.team_selectors import NoRunToScore, ScoresNotReleased, score_records, team_scores
+from scoring.analysis.render import to_json
+from scoring.team_selectors import (
+    NoRunToScore,
+    ScoresNotReleased,
+    public_leaderboard,
+    score_records,
+    team_scores,
+)
 
 
 class TeamScoresView(APIView):
@@ -55,3 +62,35 @@ class TeamScoresView(APIView):
                 "scores": score_records(report),
             }
         )
+
+
+class TeamLeaderboardView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("measure", str, description="default map")],
+        responses={
+            200: OpenApiResponse(
+                description="The JSON of manage.py leaderboard (paired t-test, Holm) over "
+                "every run of the campaign, with teams: {run tag: team name, '' for the "
+                "organisers' runs}"
+            ),
+            400: OpenApiResponse(description="A bad measure."),
+            403: OpenApiResponse(description="The scores are not released yet."),
+            409: OpenApiResponse(description="Nothing judged yet."),
+        },
+    )
+    def get(self, request: Request, team_id: int) -> Response:
+        """Every run ranked on the released judgments (the public leaderboard)."""
+        team = team_for_member_or_404(request.user, team_id)
+        try:
+            public = public_leaderboard(
+                team=team, measure=request.query_params.get("measure", "map")
+            )
+        except ScoresNotReleased as error:
+            return Response({"detail": f"{str(error).capitalize()}."}, status=403)
+        except selectors.NothingJudged as error:
+            return Response({"detail": f"{str(error).capitalize()}."}, status=409)
+        except selectors.ScoringError as error:
+            return Response({"detail": str(error)}, status=400)
+        return Response(to_json(public.board) | {"teams": public.teams})

@@ -8,10 +8,18 @@ not depend on the other runs, and no other team's run is read or named.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from pooling.models import Team
-from scoring.selectors import PoolScores, ScoringError, pool_scores_report
+from scoring.analysis.leaderboard import Leaderboard
+from scoring.selectors import (
+    LeaderboardOptions,
+    PoolScores,
+    ScoringError,
+    pool_leaderboard,
+    pool_scores_report,
+)
 
 
 class ScoresNotReleased(ScoringError):
@@ -50,3 +58,26 @@ def score_records(report: PoolScores) -> list[dict[str, Any]]:
         }
         for row in report.scores[["run_id", "query_id", "measure", "value"]].to_dict("records")
     ]
+
+
+@dataclass(frozen=True)
+class PublicLeaderboard:
+    """Every run of the campaign ranked on the released judgments, each with its team
+    (blank for the organiser's own runs): what participants see once released."""
+
+    board: Leaderboard
+    teams: dict[str, str]
+
+
+def public_leaderboard(*, team: Team, measure: str = "map") -> PublicLeaderboard:
+    """The released pool's leaderboard (paired t-test, Holm), for a member of `team`;
+    ScoresNotReleased before the release. Means and intervals only rest on the
+    released judgments, which no participant sees."""
+    campaign = team.campaign
+    if not campaign.scores_released or campaign.scores_pool is None:
+        raise ScoresNotReleased("the organiser has not released the scores yet")
+    board, _ = pool_leaderboard(
+        pool=campaign.scores_pool, measure=measure, options=LeaderboardOptions()
+    )
+    teams = {tag: name or "" for tag, name in campaign.runs.values_list("tag", "team__name")}
+    return PublicLeaderboard(board, teams)

@@ -10,7 +10,8 @@ from django.shortcuts import render
 
 from pooling.team_selectors import team_for_member_or_404
 from scoring import selectors
-from scoring.team_selectors import ScoresNotReleased, team_scores
+from scoring.analysis.render import run_keys
+from scoring.team_selectors import ScoresNotReleased, public_leaderboard, team_scores
 
 
 def _value(value: object) -> str:
@@ -45,3 +46,42 @@ def team_scores_page(request: HttpRequest, team_id: int) -> HttpResponse:
         "judged_topics": report.judged_topics,
     }
     return render(request, "scoring/team_scores.html", context)
+
+
+@login_required
+def team_leaderboard_page(request: HttpRequest, team_id: int) -> HttpResponse:
+    """Every run of the campaign ranked on the released judgments, the team's own marked."""
+    team = team_for_member_or_404(request.user, team_id)
+    measure = (request.GET.get("measure") or "map").strip()
+    context: dict[str, Any] = {"team": team, "campaign": team.campaign, "measure": measure}
+    try:
+        public = public_leaderboard(team=team, measure=measure)
+    except ScoresNotReleased:
+        context["notice"] = "The organiser has not released the results yet."
+        return render(request, "scoring/team_leaderboard.html", context, status=403)
+    except selectors.NothingJudged:
+        context["notice"] = "Nothing is judged yet."
+        return render(request, "scoring/team_leaderboard.html", context)
+    except selectors.ScoringError as error:
+        context["notice"] = f"{str(error).capitalize()}."
+        return render(request, "scoring/team_leaderboard.html", context, status=400)
+    board = public.board
+    beaten = board.beaten("t")
+    keys = run_keys(len(board.runs))
+    key_of = {row.run: key for row, key in zip(board.runs, keys, strict=True)}
+    context |= {
+        "board": board,
+        "rows": [
+            {
+                "rank": rank,
+                "key": key_of[row.run],
+                "row": row,
+                "team": public.teams.get(row.run, ""),
+                "ours": public.teams.get(row.run) == team.name,
+                "beats": "".join(key_of[run] for run in beaten[row.run]),
+            }
+            for rank, row in enumerate(board.runs, start=1)
+        ],
+        "confidence": f"{100 * (1 - board.options.alpha):g}",
+    }
+    return render(request, "scoring/team_leaderboard.html", context)

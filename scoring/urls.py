@@ -44,4 +44,9 @@ urlpatterns = [
     ),
     path("tasks/<slug:slug>/scores/<str:subtask>/", task_views.task_scores, name="task_scores"),
     path("teams/<int:team_id>/", team_views.team_scores_page, name="team_scores"),
+    path(
+        "teams/<int:team_id>/leaderboard/",
+        team_views.team_leaderboard_page,
+        name="team_leaderboard",
+    ),
 ]

@@ -94,3 +94,49 @@ def test_another_teams_scores_are_a_404(client, judged):
     client.force_login(alpha.members.get())
     assert client.get(scores_url(rivals)).status_code == 404
     assert client.get(page_url(rivals)).status_code == 404
+
+
+# --------------------------------------------------------------------------
+# The public leaderboard: every run, once released
+
+
+def leaderboard_url(team) -> str:
+    return reverse("scoring:team_leaderboard", args=[team.pk])
+
+
+def test_no_leaderboard_before_the_release(participant_client, judged):
+    _, alpha, _ = judged
+    page = participant_client.get(leaderboard_url(alpha))
+    assert page.status_code == 403
+    assert_nothing_leaks_to_participants(page.content.decode())
+    assert participant_client.get(f"/api/teams/{alpha.pk}/leaderboard/").status_code == 403
+
+
+def test_after_the_release_the_leaderboard_ranks_every_run_with_its_team(
+    participant_client, judged
+):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    organiser, _ = selectors.pool_leaderboard(
+        pool=pool, measure="map", options=selectors.LeaderboardOptions()
+    )
+    body = participant_client.get(f"/api/teams/{alpha.pk}/leaderboard/").json()
+    assert [(r["run"], r["mean"]) for r in body["runs"]] == [
+        (row.run, row.mean) for row in organiser.runs
+    ]
+    assert body["teams"] == {"alpha1": "Alpha", "rivalrun": "Rivals"}
+    page = participant_client.get(leaderboard_url(alpha)).content.decode()
+    assert 'data-run="alpha1" class="ours"' in page
+    assert "Rivals" in page
+    # The judgments and the pool stay hidden: only means and intervals are shown.
+    assert "secret-pool" not in page
+    assert "docx-" not in page
+
+
+def test_another_teams_leaderboard_is_a_404(client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    rivals = campaign.teams.get(name="Rivals")
+    client.force_login(alpha.members.get())
+    assert client.get(leaderboard_url(rivals)).status_code == 404
+    assert client.get(f"/api/teams/{rivals.pk}/leaderboard/").status_code == 404

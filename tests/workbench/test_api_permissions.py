@@ -114,6 +114,7 @@ CALLS = [
     Call("post", "/api/teams/{team_id}/runs/", PARTICIPANTS, 404, 404, True, 400),
     Call("put", "/api/teams/{team_id}/precedence/", PARTICIPANTS, 404, 404, participant=400),
     Call("get", "/api/teams/{team_id}/scores/", PARTICIPANTS, 404, 404, participant=403),
+    Call("get", "/api/teams/{team_id}/leaderboard/", PARTICIPANTS, 404, 404, participant=403),
     Call("get", "/api/jobs/{job_id}/", ANYONE, 200, assessor=200, participant=404),  # not theirs
     Call("get", "/api/token/", ANYONE, 200, assessor=200, participant=200),
     Call("post", "/api/token/", ANYONE, 201, assessor=201, participant=201),
