@@ -44,6 +44,21 @@ urlpatterns = [
     path("pools/<int:pool_id>/retire/", pool_api.PoolRetireView.as_view(), name="api-pool-retire"),
     path("pools/<int:pool_id>/reopen/", pool_api.PoolReopenView.as_view(), name="api-pool-reopen"),
     path("teams/", team_api.TeamListView.as_view(), name="api-teams"),
+    path(
+        "campaigns/<slug:slug>/teams/",
+        team_api.CampaignTeamsView.as_view(),
+        name="api-campaign-teams",
+    ),
+    path(
+        "campaigns/<slug:slug>/team-settings/",
+        team_api.CampaignSubmissionsView.as_view(),
+        name="api-campaign-submissions",
+    ),
+    path(
+        "campaigns/<slug:slug>/release/",
+        team_api.CampaignReleaseView.as_view(),
+        name="api-campaign-release",
+    ),
     path("teams/<int:team_id>/runs/", team_api.TeamRunsView.as_view(), name="api-team-runs"),
     path(
         "teams/<int:team_id>/precedence/",

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser, MultiPartParser
@@ -22,10 +24,11 @@ from pooling import team_selectors, team_services
 from pooling.api import ProblemSerializer
 from pooling.errors import SubmissionRefused, TeamError
 from pooling.forms import check_upload_size
-from pooling.models import Team
+from pooling.models import Campaign, Pool, Team
 from pooling.problems import InputError
 from pooling.services import RunUpload
 from workbench import uploads
+from workbench.roles import IsOrganiser
 
 
 class TeamSerializer(serializers.ModelSerializer):
@@ -198,3 +201,114 @@ class TeamPrecedenceView(APIView):
         except TeamError as error:
             return _bad(str(error))
         return Response(_runs(team))
+
+
+# --------------------------------------------------------------------------
+# The organiser's side: teams, submission settings and the release of scores
+
+
+class OrganiserTeamSerializer(serializers.ModelSerializer):
+    members = serializers.SlugRelatedField(
+        slug_field="username", many=True, queryset=get_user_model().objects.all()
+    )
+    runs = serializers.SlugRelatedField(slug_field="tag", many=True, read_only=True)
+
+    class Meta:
+        model = Team
+        fields = ["id", "name", "members", "runs", "late_runs_accepted"]
+        read_only_fields = ["id", "runs"]
+
+
+class SubmissionSettingsSerializer(serializers.Serializer):
+    submission_deadline = serializers.DateTimeField(allow_null=True)
+    max_runs_per_team = serializers.IntegerField(allow_null=True, min_value=1)
+    pooled_runs_per_team = serializers.IntegerField(allow_null=True, min_value=1)
+
+
+class ReleaseSerializer(serializers.Serializer):
+    pool = serializers.IntegerField(help_text="the pool whose final labels score the runs")
+
+
+class CampaignTeamsView(APIView):
+    """The campaign's teams (GET), or register one (POST: name and member usernames)."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(responses={200: OrganiserTeamSerializer(many=True)})
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        teams = campaign.teams.prefetch_related("members", "runs").order_by("name")
+        return Response(OrganiserTeamSerializer(teams, many=True).data)
+
+    @extend_schema(
+        request=OrganiserTeamSerializer,
+        responses={
+            201: OrganiserTeamSerializer,
+            400: OpenApiResponse(description="A name taken, or a member who is not a participant."),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        payload = OrganiserTeamSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            team = team_services.team_create(
+                campaign=campaign,
+                name=payload.validated_data["name"],
+                members=payload.validated_data["members"],
+            )
+        except TeamError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(OrganiserTeamSerializer(team).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignSubmissionsView(APIView):
+    """The deadline and the limits on runs per team, as the teams page sets them."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        request=SubmissionSettingsSerializer,
+        responses={200: SubmissionSettingsSerializer, 400: OpenApiResponse(description="Refused.")},
+    )
+    def put(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        payload = SubmissionSettingsSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            campaign = team_services.campaign_submissions_update(
+                campaign=campaign, **payload.validated_data
+            )
+        except TeamError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(SubmissionSettingsSerializer(campaign).data)
+
+
+class CampaignReleaseView(APIView):
+    """Release the scores to the teams (POST: the pool), or withdraw them (DELETE)."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        request=ReleaseSerializer,
+        responses={
+            200: OpenApiResponse(description="{released_at, pool}"),
+            400: OpenApiResponse(description="A pool of another campaign."),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        payload = ReleaseSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        pool = get_object_or_404(Pool, pk=payload.validated_data["pool"])
+        try:
+            campaign = team_services.campaign_scores_release(campaign=campaign, pool=pool)
+        except TeamError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"released_at": campaign.scores_released_at, "pool": pool.pk})
+
+    @extend_schema(request=None, responses={204: OpenApiResponse(description="Withdrawn.")})
+    def delete(self, request: Request, slug: str) -> Response:
+        campaign = get_object_or_404(Campaign, slug=slug)
+        team_services.campaign_scores_withdraw(campaign=campaign)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from pooling import services as pooling_services
 from pooling import team_services
 from pooling.models import Run
 from tests.helpers import make_campaign, make_run, make_team, make_team_run, make_user, run_text
@@ -157,3 +158,55 @@ def test_another_teams_runs_are_a_404(api, campaign, team):
 def test_an_organisers_run_is_not_the_teams(api, campaign, team):
     make_run(campaign, "baseline", ROWS)
     assert api.get(runs_url(team)).json() == []
+
+
+# --------------------------------------------------------------------------
+# The organiser's side
+
+
+def organiser_api(organiser) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(organiser)
+    return client
+
+
+def test_organisers_register_teams_set_limits_and_release_over_the_api(organiser, participant):
+    from judging import services as judging_services
+    from pooling.spec import PoolSpec
+
+    campaign = make_campaign(topics=("301",))
+    api = organiser_api(organiser)
+    url = f"/api/campaigns/{campaign.slug}/teams/"
+    created = api.post(url, {"name": "uni-x", "members": ["pat"]}, format="json")
+    assert created.status_code == 201, created.json()
+    assert created.json()["members"] == ["pat"]
+    again = api.post(url, {"name": "uni-x", "members": []}, format="json")
+    assert again.status_code == 400
+    assert "already has a team named 'uni-x'" in again.json()["detail"]
+    assert api.post(url, {"name": "y", "members": ["nobody"]}, format="json").status_code == 400
+    assert [t["name"] for t in api.get(url).json()] == ["uni-x"]
+
+    settings_url = f"/api/campaigns/{campaign.slug}/team-settings/"
+    limits = {"submission_deadline": None, "max_runs_per_team": 2, "pooled_runs_per_team": 1}
+    assert api.put(settings_url, limits, format="json").json() == limits
+    campaign.refresh_from_db()
+    assert (campaign.max_runs_per_team, campaign.pooled_runs_per_team) == (2, 1)
+    bad = api.put(settings_url, limits | {"max_runs_per_team": 0}, format="json")
+    assert bad.status_code == 400
+
+    team = campaign.teams.get()
+    make_team_run(team, "x1", {"301": ["d1"]})
+    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    release = f"/api/campaigns/{campaign.slug}/release/"
+    participant_api = APIClient()
+    participant_api.force_authenticate(participant)
+    assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 403
+    assert api.post(release, {"pool": pool.pk}, format="json").json()["pool"] == pool.pk
+    [assignment] = judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[make_user("alice")]
+    )
+    judging_services.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 200
+    assert api.delete(release).status_code == 204
+    assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 403
+    assert participant_api.get(url).status_code == 403
