@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import Any
 
 from django.http import Http404
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -21,6 +20,7 @@ from scoring.analysis.render import to_json
 from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
 from scoring.forms import LeaderboardForm
 from workbench.http import attachment
+from workbench.job_api import job_accepted
 from workbench.models import Job
 from workbench.roles import IsOrganiser
 
@@ -245,65 +245,54 @@ class ReusabilityView(APIView):
                 description="The report of the current labels: the JSON of manage.py "
                 "reusability --pool ID --format json."
             ),
-            202: OpenApiResponse(description="A job is making it: {job, state, url}."),
+            202: OpenApiResponse(description="A job is making it: {detail, job, url, page}."),
             400: OpenApiResponse(description="A measure or pool it cannot be made for."),
             404: OpenApiResponse(description="No report of the current labels: POST to make one."),
             409: OpenApiResponse(description="Nothing judged yet."),
         },
     )
     def get(self, request: Request, pool_id: int) -> Response:
-        pool = pool_or_404(pool_id)
-        measure = request.query_params.get("measure", "map")
-        refused = _reusability_refused(pool, measure)
-        if refused:
-            return refused
-        job = selectors.reusability_job(pool, measure)
+        _, _, job = self._report_job(request, pool_id)
+        if isinstance(job, Response):  # refused
+            return job
         if job is None or job.state == Job.FAILED:
             detail = "no report of the current labels: POST to make one"
             if job is not None:
                 detail = f"the last attempt failed: {job.error}; POST to try again"
             return Response({"detail": detail}, status=404)
         if job.state != Job.DONE:
-            return _job_accepted(request, job)
+            return job_accepted(request, job, "The report is being made: poll the job.")
         return Response(job.result["report"])
 
     @extend_schema(
         parameters=[_measure],
         request=None,
         responses={
-            202: OpenApiResponse(description="{job, state, url}: poll the job, then GET."),
+            202: OpenApiResponse(description="{detail, job, url, page}: poll the job, then GET."),
             400: OpenApiResponse(description="A measure or pool it cannot be made for."),
             409: OpenApiResponse(description="Nothing judged yet."),
         },
     )
     def post(self, request: Request, pool_id: int) -> Response:
         """Start the report of the current labels (or give the job already at it)."""
-        pool = pool_or_404(pool_id)
-        measure = request.query_params.get("measure", "map")
-        refused = _reusability_refused(pool, measure)
-        if refused:
-            return refused
-        job = selectors.reusability_job(pool, measure)
+        pool, measure, job = self._report_job(request, pool_id)
+        if isinstance(job, Response):  # refused
+            return job
         if job is None or job.state == Job.FAILED:
             job = jobs.reusability_start(pool=pool, measure=measure, user=request.user)
-        return _job_accepted(request, job)
+        return job_accepted(request, job, "The report is being made: poll the job.")
 
-
-def _reusability_refused(pool: Any, measure: str) -> Response | None:
-    try:
-        selectors.reusability_measure(measure)
-        selectors.reusability_refusal(pool)
-    except selectors.NothingJudged as state:
-        return Response({"detail": str(state)}, status=409)
-    except selectors.ScoringError as error:
-        return Response({"detail": str(error)}, status=400)
-    return None
-
-
-def _job_accepted(request: Request, job: Job) -> Response:
-    url = reverse("api-job", args=[job.pk])
-    return Response(
-        {"job": job.pk, "state": job.state, "url": request.build_absolute_uri(url)},
-        status=202,
-        headers={"Location": url},
-    )
+    @staticmethod
+    def _report_job(request: Request, pool_id: int) -> tuple[Any, str, Job | Response | None]:
+        """The pool, the measure, and the newest job on the current labels, or the
+        refusal (400 for a measure or pool it cannot be made for, 409 unjudged)."""
+        pool = pool_or_404(pool_id)
+        measure = request.query_params.get("measure", "map")
+        try:
+            selectors.reusability_measure(measure)
+            selectors.reusability_refusal(pool)
+        except selectors.NothingJudged as state:
+            return pool, measure, Response({"detail": str(state)}, status=409)
+        except selectors.ScoringError as error:
+            return pool, measure, Response({"detail": str(error)}, status=400)
+        return pool, measure, selectors.reusability_job(pool, measure)

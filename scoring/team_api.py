@@ -20,6 +20,15 @@ from scoring.team_selectors import (
 )
 
 
+def _refused(error: selectors.ScoringError) -> Response:
+    """403 before the release, 409 for a state of the campaign, 400 for a bad request."""
+    if isinstance(error, ScoresNotReleased):
+        return Response({"detail": f"{str(error).capitalize()}."}, status=403)
+    if isinstance(error, selectors.NothingJudged | NoRunToScore):
+        return Response({"detail": f"{str(error).capitalize()}."}, status=409)
+    return Response({"detail": str(error)}, status=400)
+
+
 class TeamScoresView(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -47,12 +56,8 @@ class TeamScoresView(APIView):
         measures = request.query_params.getlist("measure") or None
         try:
             report = team_scores(team=team, measures=measures, per_topic=per_topic)
-        except ScoresNotReleased as error:
-            return Response({"detail": f"{str(error).capitalize()}."}, status=403)
-        except (selectors.NothingJudged, NoRunToScore) as error:
-            return Response({"detail": f"{str(error).capitalize()}."}, status=409)
         except selectors.ScoringError as error:
-            return Response({"detail": str(error)}, status=400)
+            return _refused(error)
         return Response(
             {
                 "team": team.name,
@@ -87,10 +92,6 @@ class TeamLeaderboardView(APIView):
             public = public_leaderboard(
                 team=team, measure=request.query_params.get("measure", "map")
             )
-        except ScoresNotReleased as error:
-            return Response({"detail": f"{str(error).capitalize()}."}, status=403)
-        except selectors.NothingJudged as error:
-            return Response({"detail": f"{str(error).capitalize()}."}, status=409)
         except selectors.ScoringError as error:
-            return Response({"detail": str(error)}, status=400)
+            return _refused(error)
         return Response(to_json(public.board) | {"teams": public.teams})

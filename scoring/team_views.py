@@ -11,12 +11,29 @@ from django.shortcuts import render
 from pooling.team_selectors import team_for_member_or_404
 from scoring import selectors
 from scoring.analysis.render import run_keys
-from scoring.team_selectors import ScoresNotReleased, public_leaderboard, team_scores
+from scoring.team_selectors import (
+    NoRunToScore,
+    ScoresNotReleased,
+    public_leaderboard,
+    team_scores,
+)
 
 
 def _value(value: object) -> str:
     """As trec_eval prints it (4 decimals), as on the organiser's scores page."""
     return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def _not_shown(error: selectors.ScoringError) -> tuple[str, int]:
+    """What a team's results page says instead of results, and its status: 403
+    before the release, 200 for a state of the campaign, 400 for a bad request."""
+    if isinstance(error, ScoresNotReleased):
+        return "The organiser has not released the results yet.", 403
+    if isinstance(error, selectors.NothingJudged):
+        return "Nothing is judged yet.", 200
+    if isinstance(error, NoRunToScore):
+        return f"{str(error).capitalize()}.", 200
+    return f"{str(error).capitalize()}.", 400
 
 
 @login_required
@@ -26,15 +43,9 @@ def team_scores_page(request: HttpRequest, team_id: int) -> HttpResponse:
     context: dict[str, Any] = {"team": team, "campaign": team.campaign}
     try:
         report = team_scores(team=team)
-    except ScoresNotReleased:
-        context["notice"] = "The organiser has not released the results yet."
-        return render(request, "scoring/team_scores.html", context, status=403)
-    except selectors.NothingJudged:
-        context["notice"] = "Nothing is judged yet."
-        return render(request, "scoring/team_scores.html", context)
     except selectors.ScoringError as error:
-        context["notice"] = f"{str(error).capitalize()}."
-        return render(request, "scoring/team_scores.html", context)
+        context["notice"], status = _not_shown(error)
+        return render(request, "scoring/team_scores.html", context, status=status)
     table = report.scores.pivot(index="run_id", columns="measure", values="value")
     columns = [m for m in dict.fromkeys(report.scores["measure"]) if m != "runid"]
     context |= {
@@ -56,15 +67,9 @@ def team_leaderboard_page(request: HttpRequest, team_id: int) -> HttpResponse:
     context: dict[str, Any] = {"team": team, "campaign": team.campaign, "measure": measure}
     try:
         public = public_leaderboard(team=team, measure=measure)
-    except ScoresNotReleased:
-        context["notice"] = "The organiser has not released the results yet."
-        return render(request, "scoring/team_leaderboard.html", context, status=403)
-    except selectors.NothingJudged:
-        context["notice"] = "Nothing is judged yet."
-        return render(request, "scoring/team_leaderboard.html", context)
     except selectors.ScoringError as error:
-        context["notice"] = f"{str(error).capitalize()}."
-        return render(request, "scoring/team_leaderboard.html", context, status=400)
+        context["notice"], status = _not_shown(error)
+        return render(request, "scoring/team_leaderboard.html", context, status=status)
     board = public.board
     beaten = board.beaten("t")
     keys = run_keys(len(board.runs))

@@ -3,43 +3,23 @@ every request that leaves our server blocked (and counted)."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
-from judging import services
-from judging.judgment_files import ImportedJudgment
-from judging.models import Assignment
 from pooling.models import Pool
-from tests.scoring.conftest import labels_for
+from tests.scoring.conftest import judged_demo_pool
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def judged_demo_pool() -> Pool:
-    call_command("load_demo", stdout=io.StringIO())
-    pool = Pool.objects.get()
-    rows = [
-        ImportedJudgment(
-            a.assessor.username,
-            a.topic.topic_id,
-            entry.docno,
-            *labels_for(entry.docno, a.topic.topic_id, a.assessor.username),
-        )
-        for a in Assignment.objects.select_related("assessor", "topic")
-        for entry in a.queue()
-    ]
-    services.judgments_import(campaign=pool.campaign, rows=rows)
-    return pool
+def judged_pool() -> Pool:
+    return judged_demo_pool()
 
 
-def test_the_leaderboard_and_its_pictures_need_nothing_from_outside(
-    page, live_server, judged_demo_pool
-):
+def test_the_leaderboard_and_its_pictures_need_nothing_from_outside(page, live_server, judged_pool):
     base = live_server.url
     outside: list[str] = []
 
@@ -59,7 +39,7 @@ def test_the_leaderboard_and_its_pictures_need_nothing_from_outside(
     page.keyboard.press("Enter")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
-    page.goto(base + reverse("scoring:pool_leaderboard", args=[judged_demo_pool.pk]))
+    page.goto(base + reverse("scoring:pool_leaderboard", args=[judged_pool.pk]))
     page.select_option('select[name="test"]', "randomization")
     page.get_by_role("button", name="Show").first.click()
     page.wait_for_url(lambda url: "test=randomization" in url, wait_until="domcontentloaded")

@@ -28,8 +28,7 @@ def labels_for(docno: str, topic_id: str, assessor: str) -> tuple[int, dict[str,
 DOCS = {d.docno: d for d in demo_content.documents()}
 
 
-@pytest.fixture
-def pool(db) -> Pool:
+def judged_demo_pool() -> Pool:
     """The demo pool, every queue judged (assessor2 disagreeing now and then).
 
     The judgments are stored in one bulk import, as they would be from a file:
@@ -50,6 +49,11 @@ def pool(db) -> Pool:
     ]
     judging.judgments_import(campaign=pool.campaign, rows=rows)
     return pool
+
+
+@pytest.fixture
+def pool(db) -> Pool:
+    return judged_demo_pool()
 
 
 @pytest.fixture
