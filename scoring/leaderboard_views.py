@@ -24,7 +24,8 @@ PLOTS = {
     "box": "Per-topic values of each run",
     "median": "A run against the median, per topic",
     "matrix": "Significance of every pair",
-    "pr": "Precision-recall (11 points)",
+    "pr": "Precision-recall (11 points, mean over topics)",
+    "pr-topic": "Precision-recall on one topic (every recall level)",
 }
 DOWNLOADS = {"text": "text/plain", "tsv": "text/tab-separated-values", "json": "application/json"}
 DOWNLOADS |= {"latex": "application/x-latex"}
@@ -96,6 +97,8 @@ def _board_context(
     chosen = request.GET.get("run") if request.GET.get("run") in table.runs else first
     asked = [run for run in request.GET.getlist("runs") if run in table.runs]
     pr_runs = asked or [row.run for row in board.runs[:5]]
+    topic = request.GET.get("topic") if request.GET.get("topic") in board.topics else None
+    topic = topic or board.topics[0]
     return {
         "board": board,
         "test": test,
@@ -115,22 +118,27 @@ def _board_context(
         "query": urlencode(query),
         "median_run": chosen,
         "pr_runs": pr_runs,
+        "pr_topic": topic,
         "figures": [
             {
                 "kind": kind,
                 "title": title,
-                "url": _plot_url(pool, kind, query, chosen, pr_runs),
+                "url": _plot_url(pool, kind, query, chosen, pr_runs, topic),
             }
             for kind, title in PLOTS.items()
         ],
     }
 
 
-def _plot_url(pool: Pool, kind: str, query: dict[str, str], run: str, runs: list[str]) -> str:
+def _plot_url(
+    pool: Pool, kind: str, query: dict[str, str], run: str, runs: list[str], topic: str
+) -> str:
     params = dict(query)
     if kind == "median":
         params["run"] = run
-    items = list(params.items()) + ([("runs", r) for r in runs] if kind == "pr" else [])
+    if kind == "pr-topic":
+        params["topic"] = topic
+    items = list(params.items()) + ([("runs", r) for r in runs] if kind.startswith("pr") else [])
     return reverse("scoring:leaderboard_plot", args=[pool.pk, kind]) + "?" + urlencode(items)
 
 
@@ -167,6 +175,11 @@ def _plot(
             )
         case "matrix":
             return plots.significance_matrix(board, board.options.tests[0])
+        case "pr-topic":
+            runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
+            topic = request.GET.get("topic") or board.topics[0]
+            on_topic = selectors.pool_precision_recall_on_topic(pool=pool, runs=runs, topic=topic)
+            return plots.precision_recall_on_topic(on_topic, topic)
         case _:
             runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
             curves = selectors.pool_precision_recall(pool=pool, runs=runs)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scoring.analysis.leaderboard import Leaderboard, ScoreTable
+from scoring.analysis.pr_curve import PrecisionRecall
 from workbench.plots import DARK_RED, GREY, LINE_COLOURS, LINE_STYLES, NAVY, Plot, PlotError
 
 if TYPE_CHECKING:
@@ -170,6 +171,43 @@ def precision_recall(curves: Mapping[str, Sequence[float]], recall: Sequence[flo
     )
     return Plot(
         f"Interpolated precision-recall ({len(recall)} recall levels)",
+        ("run", "recall", "precision"),
+        rows,
+        draw,
+        size=(6.5, 5.0),
+    )
+
+
+def precision_recall_on_topic(curves: Mapping[str, PrecisionRecall], topic: str) -> Plot:
+    """Each run's interpolated precision at every recall level it reaches on one
+    topic (steps: the precision holds up to the recall where it is reached)."""
+    if not curves:
+        raise PlotError("choose at least one run")
+
+    def draw(axes: Axes) -> None:
+        for k, (run, curve) in enumerate(curves.items()):
+            axes.plot(
+                curve.recall,
+                curve.precision,
+                drawstyle="steps-pre",
+                color=LINE_COLOURS[k % len(LINE_COLOURS)],
+                linestyle=LINE_STYLES[(k // len(LINE_COLOURS)) % len(LINE_STYLES)],
+                label=run,
+            )
+        axes.set_xlim(0, 1)
+        axes.set_ylim(0, 1.02)
+        axes.set_xlabel("recall")
+        axes.set_ylabel("interpolated precision")
+        axes.grid(color="#dddddd")
+        axes.legend(loc="upper right", fontsize=8)
+
+    rows = tuple(
+        (run, float(r), float(p))
+        for run, curve in curves.items()
+        for r, p in zip(curve.recall, curve.precision, strict=True)
+    )
+    return Plot(
+        f"Interpolated precision-recall on topic {topic} (every recall level)",
         ("run", "recall", "precision"),
         rows,
         draw,

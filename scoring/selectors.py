@@ -40,6 +40,7 @@ from scoring.analysis.leaderboard import (
     build_leaderboard,
 )
 from scoring.analysis.leaderboard import Options as LeaderboardOptions
+from scoring.analysis.pr_curve import PrecisionRecall, precision_recall
 from scoring.analysis.reusability import (
     Reusability,
     ReusabilityError,
@@ -364,7 +365,8 @@ class NothingJudged(ScoringError):
 
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "bpref", "recip_rank")
 # How a pool's runs are scored: trec_eval -c -M 1000 (a judged topic a run lacks counts 0).
-POOL_EVAL_OPTIONS = EvalOptions(complete=True, max_docs_per_topic=1000)
+POOL_MAX_DOCS = 1000
+POOL_EVAL_OPTIONS = EvalOptions(complete=True, max_docs_per_topic=POOL_MAX_DOCS)
 INFERRED_MEASURES = ("infAP", "infNDCG")
 
 
@@ -725,3 +727,30 @@ def reusability_refusal(pool: Pool) -> None:
         raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
     if not pool.entries.filter(topic__judgments__docno=F("docno")).exists():
         raise NothingJudged("nothing is judged in this pool yet")
+
+
+def pool_precision_recall_on_topic(
+    *, pool: Pool, runs: list[str], topic: str
+) -> dict[str, PrecisionRecall]:
+    """Each chosen run's precision-recall curve at every recall level on one topic,
+    against the pool's final labels (relevant: a label of 1 or more), first 1000."""
+    labels = judging_selectors.final_labels(pool)
+    topic_labels = labels[labels["query_id"] == topic]
+    if topic_labels.empty:
+        raise ScoringError(f"topic {topic!r} has no final label in this pool")
+    relevant = set(topic_labels.loc[topic_labels["relevance"] >= 1, "doc_id"])
+    tables = dict(_campaign_runs(pool))
+    unknown = sorted(set(runs) - set(tables))
+    if unknown:
+        raise ScoringError(f"no run {', '.join(unknown)} in this campaign")
+    curves = {}
+    for run in runs:
+        table = tables[run]
+        rows = table.filter(pc.equal(table["query_id"], topic))
+        curves[run] = precision_recall(
+            rows["doc_id"].to_pylist(),
+            rows["score"].to_numpy(),
+            relevant,
+            max_docs=POOL_MAX_DOCS,
+        )
+    return curves

@@ -48,8 +48,8 @@ def test_the_leaderboard_and_its_pictures_need_nothing_from_outside(page, live_s
     assert rows.first.get_attribute("data-run") == "demo-run1"
     # Every picture arrives and is drawn (an SVG from our own view).
     figures = page.locator("figure[data-plot] img")
-    assert figures.count() == 4
-    for k in range(4):
+    assert figures.count() == 5
+    for k in range(5):
         figures.nth(k).scroll_into_view_if_needed()
     page.wait_for_function(
         "() => [...document.querySelectorAll('figure[data-plot] img')]"

@@ -61,7 +61,7 @@ def test_the_page_ranks_the_runs_as_the_command_does(organiser_client, pool, tmp
     assert f"{first['mean']:.4f}" in html
     assert "Intervals at 95%:" in html
     # Every picture is on the page, served by our own view.
-    for kind in ("box", "median", "matrix", "pr"):
+    for kind in ("box", "median", "matrix", "pr", "pr-topic"):
         assert f'data-plot="{kind}"' in html
         assert reverse("scoring:leaderboard_plot", args=[pool.pk, kind]) in html
 
@@ -88,7 +88,7 @@ def test_downloads_are_the_command_formats(organiser_client, pool, tmp_path):
     assert organiser_client.get(leaderboard_url(pool, download="pdf")).status_code == 400
 
 
-@pytest.mark.parametrize("kind", ["box", "median", "matrix", "pr"])
+@pytest.mark.parametrize("kind", ["box", "median", "matrix", "pr", "pr-topic"])
 def test_each_picture_comes_as_svg_png_and_csv(organiser_client, pool, kind):
     url = reverse("scoring:leaderboard_plot", args=[pool.pk, kind]) + "?measure=map"
     svg = organiser_client.get(url)
@@ -127,6 +127,22 @@ def test_the_precision_recall_picture_draws_the_chosen_runs(organiser_client, po
     [pr] = [f for f in page.context["figures"] if f["kind"] == "pr"]
     table = organiser_client.get(pr["url"] + "&format=csv").content.decode().splitlines()
     assert {line.split(",")[0] for line in table[1:]} == {"demo-run8", "demo-run2"}
+
+
+def test_the_every_level_curve_is_the_runs_ranking_of_the_topic(organiser_client, pool):
+    from scoring.analysis.pr_curve import precision_recall
+
+    url = reverse("scoring:leaderboard_plot", args=[pool.pk, "pr-topic"])
+    table = organiser_client.get(url + "?topic=2&runs=demo-run3&format=csv").content.decode()
+    points = [line.split(",") for line in table.splitlines()[1:]]
+    labels = selectors.pool_state(pool).labels
+    relevant = set(labels[(labels.query_id == "2") & (labels.relevance >= 1)].doc_id)
+    run = next(t for tag, t in selectors._campaign_runs(pool) if tag == "demo-run3")
+    rows = run.to_pandas().query("query_id == '2'")
+    curve = precision_recall(list(rows.doc_id), rows.score.to_numpy(), relevant)
+    assert [float(r) for _, r, _ in points] == pytest.approx(curve.recall.tolist())
+    assert [float(p) for _, _, p in points] == pytest.approx(curve.precision.tolist())
+    assert organiser_client.get(url + "?topic=nosuch").status_code == 400
 
 
 def test_bad_requests_are_4xx_with_the_reason(organiser_client, pool):

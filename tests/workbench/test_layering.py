@@ -52,6 +52,7 @@ PURE_CORES = [
     "scoring.analysis.leaderboard",
     "scoring.analysis.render",
     "scoring.analysis.cli",
+    "scoring.analysis.pr_curve",
     "scoring.analysis.correlation",
     "scoring.analysis.ranks",
     "scoring.analysis.reusability",
