@@ -25,6 +25,7 @@ from judging import services
 from judging.models import Assignment, DocumentNote, Judgment
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry
+from workbench.api import OptionalPagination
 from workbench.roles import IsOrganiser
 
 
@@ -121,6 +122,7 @@ class AssignmentListView(ListAPIView):
 
     permission_classes = [IsAuthenticated]
     serializer_class = AssignmentSerializer
+    pagination_class = OptionalPagination
 
     def get_queryset(self) -> Any:
         return (
@@ -212,6 +214,7 @@ class PoolJudgmentsView(ListAPIView):
 
     permission_classes = [IsAuthenticated, IsOrganiser]
     serializer_class = PoolJudgmentSerializer
+    pagination_class = OptionalPagination
 
     @extend_schema(
         parameters=[

@@ -48,7 +48,7 @@ from pooling.models import Campaign, Document, Run, TaskKind, Topic
 from pooling.problems import InputError
 from pooling.topic_files import TOPIC_FORMATS
 from workbench import uploads
-from workbench.api import DetailSerializer, Pagination, form_errors
+from workbench.api import DetailSerializer, OptionalPagination, Pagination, form_errors
 from workbench.job_api import job_accepted, job_accepted_response
 from workbench.roles import IsOrganiser
 
@@ -241,6 +241,7 @@ class CampaignListView(ListAPIView):
 
     permission_classes = ORGANISERS
     serializer_class = CampaignSerializer
+    pagination_class = OptionalPagination
     queryset = Campaign.objects.all()
     filter_backends = [OrderingFilter]
     ordering_fields = ["created_at", "name", "slug"]

@@ -75,8 +75,18 @@ def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
 class Pagination(LimitOffsetPagination):
     """Lists come a page at a time: `?limit=` (default 100, at most 1000) and `?offset=`."""
 
-    default_limit = 100
+    default_limit: int | None = 100
     max_limit = 1000
+
+
+class OptionalPagination(Pagination):
+    """Pages only when asked (`?limit=`, `?offset=`): the lists that answered a plain
+    array before lists were paged keep answering one, for the clients written then."""
+
+    default_limit = None
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        return {"oneOf": [schema, super().get_paginated_response_schema(schema)]}
 
 
 @dataclass(frozen=True)

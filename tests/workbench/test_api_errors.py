@@ -103,3 +103,22 @@ def test_an_address_no_route_matches_is_a_404_in_json(organiser_client):
     assert response.status_code == 404
     assert response.json() == {"detail": "Not found."}
     assert organiser_client.get("/campaigns/-/x/").status_code == 404  # pages keep theirs
+
+
+def test_the_first_lists_page_only_when_asked(organiser_client):
+    """Campaigns, a pool's judgments and an assessor's assignments answered plain
+    arrays before lists were paged: they still do, and page with ?limit=."""
+    from tests.helpers import make_campaign
+
+    for slug in ("a", "b", "c"):
+        make_campaign(slug)
+    plain = organiser_client.get("/api/campaigns/").json()
+    assert [c["slug"] for c in plain] == ["c", "b", "a"]
+    paged = organiser_client.get("/api/campaigns/", {"limit": 2, "offset": 1}).json()
+    assert paged["count"] == 3
+    assert [c["slug"] for c in paged["results"]] == ["b", "a"]
+    schema = organiser_client.get("/api/schema/", headers={"Accept": "application/json"}).json()
+    answer = schema["paths"]["/api/campaigns/"]["get"]["responses"]["200"]["content"]
+    name = answer["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    either = schema["components"]["schemas"][name]["oneOf"]
+    assert [kind.get("type") for kind in either] == ["array", "object"]
