@@ -143,56 +143,41 @@ def significance_matrix(board: Leaderboard, test: str) -> Plot:
 def precision_recall(curves: Mapping[str, Sequence[float]], recall: Sequence[float]) -> Plot:
     """Interpolated precision at each recall level, one line per run (trec_eval's
     iprec_at_recall, averaged over topics)."""
-    if not curves:
-        raise PlotError("choose at least one run")
-
-    def draw(axes: Axes) -> None:
-        for k, (run, precision) in enumerate(curves.items()):
-            axes.plot(
-                recall,
-                precision,
-                color=LINE_COLOURS[k % len(LINE_COLOURS)],
-                linestyle=LINE_STYLES[(k // len(LINE_COLOURS)) % len(LINE_STYLES)],
-                marker="o",
-                markersize=3,
-                label=run,
-            )
-        axes.set_xlim(0, 1)
-        axes.set_ylim(0, 1)
-        axes.set_xlabel("recall")
-        axes.set_ylabel("interpolated precision")
-        axes.grid(color="#dddddd")
-        axes.legend(loc="upper right", fontsize=8)
-
-    rows = tuple(
-        (run, float(r), float(p))
-        for run, precision in curves.items()
-        for r, p in zip(recall, precision, strict=True)
-    )
-    return Plot(
+    return _recall_plot(
         f"Interpolated precision-recall ({len(recall)} recall levels)",
-        ("run", "recall", "precision"),
-        rows,
-        draw,
-        size=(6.5, 5.0),
+        {run: (recall, precision) for run, precision in curves.items()},
+        steps=False,
     )
 
 
 def precision_recall_on_topic(curves: Mapping[str, PrecisionRecall], topic: str) -> Plot:
     """Each run's interpolated precision at every recall level it reaches on one
     topic (steps: the precision holds up to the recall where it is reached)."""
-    if not curves:
+    return _recall_plot(
+        f"Interpolated precision-recall on topic {topic} (every recall level)",
+        {run: (curve.recall, curve.precision) for run, curve in curves.items()},
+        steps=True,
+    )
+
+
+type Line = tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]
+
+
+def _recall_plot(title: str, lines: Mapping[str, Line], *, steps: bool) -> Plot:
+    """Precision against recall, a line (points, or steps) per run."""
+    if not lines:
         raise PlotError("choose at least one run")
 
     def draw(axes: Axes) -> None:
-        for k, (run, curve) in enumerate(curves.items()):
+        for k, (run, (recall, precision)) in enumerate(lines.items()):
+            style = {"drawstyle": "steps-pre"} if steps else {"marker": "o", "markersize": 3}
             axes.plot(
-                curve.recall,
-                curve.precision,
-                drawstyle="steps-pre",
+                recall,
+                precision,
                 color=LINE_COLOURS[k % len(LINE_COLOURS)],
                 linestyle=LINE_STYLES[(k // len(LINE_COLOURS)) % len(LINE_STYLES)],
                 label=run,
+                **style,
             )
         axes.set_xlim(0, 1)
         axes.set_ylim(0, 1.02)
@@ -203,13 +188,7 @@ def precision_recall_on_topic(curves: Mapping[str, PrecisionRecall], topic: str)
 
     rows = tuple(
         (run, float(r), float(p))
-        for run, curve in curves.items()
-        for r, p in zip(curve.recall, curve.precision, strict=True)
+        for run, (recall, precision) in lines.items()
+        for r, p in zip(recall, precision, strict=True)
     )
-    return Plot(
-        f"Interpolated precision-recall on topic {topic} (every recall level)",
-        ("run", "recall", "precision"),
-        rows,
-        draw,
-        size=(6.5, 5.0),
-    )
+    return Plot(title, ("run", "recall", "precision"), rows, draw, size=(6.5, 5.0))
