@@ -153,6 +153,9 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             ],
         }
     late = pool.campaign.runs.exclude(pk__in=[run.pk for run in runs])
+    topics = selectors.pool_topic_stats(pool)
+    to_judge = sum(topic.to_judge for topic in topics)
+    judged_share = sum(topic.judged for topic in topics) / to_judge if to_judge else 0.0
     return render(
         request,
         "pooling/pool_detail.html",
@@ -160,7 +163,10 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "campaign": pool.campaign,
             "pool": pool,
             "spec": spec,
-            "topics": selectors.pool_topic_stats(pool),
+            "topics": topics,
+            "judged_share": judged_share,
+            # Leaving runs out says little while most of the pool is unjudged.
+            "reusability_ready": judged_share >= REUSABILITY_READY and spec.is_depth_only,
             "contributions": contributions,
             "overlap": overlap,
             "plots": POOL_PLOTS if runs and not spec.source else {},
@@ -184,6 +190,9 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
         },
     )
 
+
+# The share of the pool judged from which the pool page offers the reusability report.
+REUSABILITY_READY = 0.9
 
 POOL_PLOTS = {"depth": "Pool size by depth", "judged": "How much of each run's top k is judged"}
 

@@ -106,3 +106,26 @@ def test_runs_of_teams_are_left_out_team_by_team_too(organiser_client):
     assert [g["removed"] for g in groups] == [1, 4]
     report = selectors.pool_reusability(pool=pool, measure="map")
     assert reusability_render.to_json(report) == from_command
+
+
+def test_the_pool_page_offers_the_report_once_judging_is_nearly_done(organiser_client):
+    judged = judged_pool(PoolSpec(depth=2))
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[judged.campaign.slug, judged.pk])
+    ).content.decode()
+    assert "Judging is 100% done: ask whether the pool is" in page
+    assert reverse("scoring:pool_reusability", args=[judged.pk]) in page
+
+    unjudged = make_pool(make_campaign("fresh"), {"301": ["d1", "d2"]})
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[unjudged.campaign.slug, unjudged.pk])
+    ).content.decode()
+    assert "Judging is 0% done. Once it is nearly done" in page
+
+
+def test_the_pool_page_says_a_sampled_pool_has_no_report(organiser_client):
+    sampled = judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
+    page = organiser_client.get(
+        reverse("pooling:pool_detail", args=[sampled.campaign.slug, sampled.pk])
+    ).content.decode()
+    assert "needs a depth-k pool (this one samples)" in page
