@@ -119,8 +119,8 @@ def time_page(slug: str, repeat: int, *, fragment: bool) -> tuple[list[float], i
 
 
 def time_command(url: str, slug: str, repeat: int, *, cold: bool) -> list[float]:
-    """The whole process; `cold`: with the shared cache emptied first (after a
-    judgment changed, the agreement alerts are computed again, with pandas)."""
+    """The whole process; `cold`: with the shared cache emptied first (as after a
+    judgment changed: the agreement alerts are computed again)."""
     from django.core.cache import cache
 
     env = {**os.environ, "DATABASE_URL": url, "DEBUG": "false"}

@@ -34,14 +34,37 @@ two ratings.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from enum import StrEnum
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike
+
+# The statistics on arrays live in agreement_statistics (no pandas); callers read
+# this module as the whole of agreement, so its names are re-exported here.
+from judging.agreement_statistics import DEFAULT_ASPECTS as DEFAULT_ASPECTS
+from judging.agreement_statistics import NO_COMMON_ITEMS as NO_COMMON_ITEMS
+from judging.agreement_statistics import Agreement as Agreement
+from judging.agreement_statistics import Aspect as Aspect
+from judging.agreement_statistics import FlagRule as FlagRule
+from judging.agreement_statistics import (
+    PairValue,
+    aspect_values,
+    assessor_scores,
+    category_index,
+    group_statistics,
+    pair_statistics,
+)
+from judging.agreement_statistics import Statistic as Statistic
+from judging.agreement_statistics import aspects_for_schema as aspects_for_schema
+from judging.agreement_statistics import chance_agreement as chance_agreement
+from judging.agreement_statistics import cohen_kappa as cohen_kappa
+from judging.agreement_statistics import confusion_counts as confusion_counts
+from judging.agreement_statistics import fleiss_kappa as fleiss_kappa
+from judging.agreement_statistics import krippendorff_alpha as krippendorff_alpha
+from judging.agreement_statistics import observed_agreement as observed_agreement
+from judging.agreement_statistics import voorhees_overlap as voorhees_overlap
 
 ITEM = ["query_id", "doc_id"]
 LABEL_KEY = ["assessor", *ITEM]
@@ -78,290 +101,6 @@ ASSESSOR_COLUMNS = (
     "flag_reason",
     "undefined_reason",
 )
-
-Weights = Literal["linear", "quadratic"] | None
-Level = Literal["nominal", "ordinal"]
-
-NO_COMMON_ITEMS = "no items in common"
-
-
-class Statistic(StrEnum):
-    P_OBSERVED = "observed_agreement"
-    P_EXPECTED = "p_expected"
-    COHEN_KAPPA = "cohen_kappa"
-    COHEN_KAPPA_LINEAR = "cohen_kappa_linear"
-    COHEN_KAPPA_QUADRATIC = "cohen_kappa_quadratic"
-    VOORHEES_OVERLAP = "voorhees_overlap"
-    FLEISS_KAPPA = "fleiss_kappa"
-    ALPHA_NOMINAL = "krippendorff_alpha_nominal"
-    ALPHA_ORDINAL = "krippendorff_alpha_ordinal"
-
-
-_KAPPA_STATISTIC: dict[Weights, Statistic] = {
-    None: Statistic.COHEN_KAPPA,
-    "linear": Statistic.COHEN_KAPPA_LINEAR,
-    "quadratic": Statistic.COHEN_KAPPA_QUADRATIC,
-}
-_ALPHA_STATISTIC: dict[Level, Statistic] = {
-    "nominal": Statistic.ALPHA_NOMINAL,
-    "ordinal": Statistic.ALPHA_ORDINAL,
-}
-
-
-# --------------------------------------------------------------------------
-# Results and aspects
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """One agreement statistic: a value, or undefined with the reason.
-
-    `n_items` is the number of items the statistic was computed over; `note`
-    qualifies a defined value (for example which items Fleiss' kappa used).
-    """
-
-    statistic: str
-    value: float | None
-    n_items: int
-    undefined_reason: str | None = None
-    note: str | None = None
-
-    @classmethod
-    def undefined(cls, statistic: str, n_items: int, reason: str) -> Agreement:
-        return cls(statistic, None, n_items, undefined_reason=reason)
-
-    @property
-    def defined(self) -> bool:
-        return self.value is not None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "statistic": str(self.statistic)}
-
-
-@dataclass(frozen=True)
-class Aspect:
-    """What one agreement aspect reads from the labels frame.
-
-    name: the key in results ("relevance", "relevance_binary", ...).
-    column: the labels frame column it reads.
-    values: the schema's categories, ascending. Cohen's weights and ordinal
-        alpha use their order (weights follow the position in this tuple, as
-        scikit-learn does).
-    binarise_at: if set, a raw value v becomes 1 if v >= binarise_at else 0,
-        and `values` must be (0, 1).
-    relevant_from: if set, Voorhees' overlap of the items labelled
-        >= relevant_from is also reported for each pair.
-    """
-
-    name: str
-    column: str
-    values: tuple[int, ...]
-    binarise_at: int | None = None
-    relevant_from: int | None = None
-
-    def __post_init__(self) -> None:
-        values = tuple(int(v) for v in self.values)
-        object.__setattr__(self, "values", values)
-        if len(values) < 2 or list(values) != sorted(set(values)) or values[0] < 0:
-            raise ValueError(
-                f"aspect {self.name!r}: values must be at least two distinct non-negative "
-                f"integers in ascending order, got {values}"
-            )
-        if self.binarise_at is not None and values != (0, 1):
-            raise ValueError(f"aspect {self.name!r}: a binarised aspect has values (0, 1)")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "values": list(self.values)}
-
-
-def aspects_for_schema(
-    relevance: Sequence[int] = (0, 1, 2),
-    aspects: Mapping[str, Sequence[int]] | None = None,
-    *,
-    relevant_from: int = 1,
-) -> tuple[Aspect, ...]:
-    """The agreement aspects of a label schema.
-
-    Returns relevance as graded (which also reports Voorhees' overlap of the
-    items labelled >= `relevant_from`), relevance binarised at `relevant_from`,
-    then one aspect per entry of `aspects`
-    (default: effectiveness 0..3, credibility 0..1), each read from the
-    column of the same name.
-    """
-    if aspects is None:
-        aspects = {"effectiveness": (0, 1, 2, 3), "credibility": (0, 1)}
-    return (
-        Aspect("relevance", "relevance", tuple(relevance), relevant_from=relevant_from),
-        Aspect("relevance_binary", "relevance", (0, 1), binarise_at=relevant_from),
-        *(Aspect(name, name, tuple(values)) for name, values in aspects.items()),
-    )
-
-
-DEFAULT_ASPECTS = aspects_for_schema()
-
-
-# --------------------------------------------------------------------------
-# Pairwise statistics on two aligned label arrays (the items both rated)
-
-
-def confusion_counts(a: ArrayLike, b: ArrayLike, *, values: Sequence[int]) -> np.ndarray:
-    """Counts[i, j] = items labelled values[i] by the first rater and values[j] by the second.
-
-    Every schema value has a row and a column, used or not.
-    """
-    a_index, b_index = _category_index(a, values), _category_index(b, values)
-    size = len(values)
-    flat = np.bincount(a_index * size + b_index, minlength=size * size)
-    return flat.reshape(size, size)
-
-
-def observed_agreement(a: ArrayLike, b: ArrayLike) -> Agreement:
-    """P(A): the share of items both raters put in the same category."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.size == 0:
-        return Agreement.undefined(Statistic.P_OBSERVED, 0, NO_COMMON_ITEMS)
-    return Agreement(Statistic.P_OBSERVED, float(np.mean(a == b)), a.size)
-
-
-def chance_agreement(a: ArrayLike, b: ArrayLike, *, values: Sequence[int]) -> Agreement:
-    """P(E) as in Cohen's kappa: sum over categories of p_a(c) * p_b(c)."""
-    counts = confusion_counts(a, b, values=values)
-    n = int(counts.sum())
-    if n == 0:
-        return Agreement.undefined(Statistic.P_EXPECTED, 0, NO_COMMON_ITEMS)
-    p_a, p_b = counts.sum(axis=1) / n, counts.sum(axis=0) / n
-    return Agreement(Statistic.P_EXPECTED, float(p_a @ p_b), n)
-
-
-def cohen_kappa(
-    a: ArrayLike, b: ArrayLike, *, values: Sequence[int], weights: Weights = None
-) -> Agreement:
-    """Cohen's kappa of two raters over the schema's categories (`values`).
-
-    Undefined with no items in common, and when both raters used one and the
-    same category only (chance agreement is then 1 and kappa is 0/0).
-    """
-    statistic = _KAPPA_STATISTIC[weights]
-    counts = confusion_counts(a, b, values=values)
-    n = int(counts.sum())
-    if n == 0:
-        return Agreement.undefined(statistic, 0, NO_COMMON_ITEMS)
-    used = np.flatnonzero(counts.sum(axis=0) + counts.sum(axis=1))
-    if used.size == 1:
-        only = values[int(used[0])]
-        return Agreement.undefined(
-            statistic, n, f"both assessors used only category {only}; chance agreement is 1"
-        )
-    return Agreement(statistic, _kappa(counts, weights), n)
-
-
-def _kappa(counts: np.ndarray, weights: Weights) -> float:
-    """1 - sum(w * observed) / sum(w * expected), the weights over category
-    positions: scikit-learn's definition (its `cohen_kappa_score` is the
-    tests' oracle), without the second it takes to import scikit-learn."""
-    positions = np.arange(counts.shape[0])
-    distance = np.abs(positions[:, None] - positions[None, :])
-    weight = {None: distance > 0, "linear": distance, "quadratic": distance**2}[weights]
-    expected = np.outer(counts.sum(axis=0), counts.sum(axis=1)) / counts.sum()
-    return float(1 - np.sum(weight * counts) / np.sum(weight * expected))
-
-
-def voorhees_overlap(a: ArrayLike, b: ArrayLike, *, relevant_from: int = 1) -> Agreement:
-    """Voorhees' overlap |A and B| / |A or B| of the items each rater labelled >= relevant_from."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.size == 0:
-        return Agreement.undefined(Statistic.VOORHEES_OVERLAP, 0, NO_COMMON_ITEMS)
-    in_a, in_b = a >= relevant_from, b >= relevant_from
-    both, either = int(np.sum(in_a & in_b)), int(np.sum(in_a | in_b))
-    if either == 0:
-        return Agreement.undefined(
-            Statistic.VOORHEES_OVERLAP, a.size, "neither assessor labelled any item relevant"
-        )
-    note = f"|A|={int(in_a.sum())}, |B|={int(in_b.sum())}, |A and B|={both}"
-    return Agreement(Statistic.VOORHEES_OVERLAP, both / either, a.size, note=note)
-
-
-def pair_statistics(a: ArrayLike, b: ArrayLike, aspect: Aspect) -> list[Agreement]:
-    """Every pairwise statistic of an aspect, for two aligned label arrays."""
-    results = [
-        observed_agreement(a, b),
-        chance_agreement(a, b, values=aspect.values),
-        *(cohen_kappa(a, b, values=aspect.values, weights=w) for w in _KAPPA_STATISTIC),
-    ]
-    if aspect.relevant_from is not None:
-        results.append(voorhees_overlap(a, b, relevant_from=aspect.relevant_from))
-    return results
-
-
-# --------------------------------------------------------------------------
-# Multi-rater statistics on an items x categories count table
-
-
-def fleiss_kappa(counts: ArrayLike) -> Agreement:
-    """Fleiss' kappa of an items x categories table of rating counts.
-
-    counts[i, j] is the number of assessors who put item i in category j.
-    Items may have different numbers of ratings: see the module docstring for
-    the rule (items with the most common count K > 2 are used).
-    """
-    statistic = Statistic.FLEISS_KAPPA
-    table = np.asarray(counts, dtype=np.float64)
-    per_item = table.sum(axis=1)
-    multi = per_item[per_item > 2]
-    if multi.size == 0:
-        return Agreement.undefined(
-            statistic,
-            0,
-            "no item rated by more than two assessors (with two, use Cohen's kappa)",
-        )
-    k = _most_common(multi)
-    table = table[per_item == k]
-    left_out = int(np.sum(per_item >= 2)) - len(table)
-    p_category = table.sum(axis=0) / table.sum()
-    if np.count_nonzero(p_category) == 1:
-        return Agreement.undefined(
-            statistic, len(table), "only one category used; chance agreement is 1"
-        )
-    p_items = ((table**2).sum(axis=1) - k) / (k * (k - 1))
-    p_expected = float(p_category @ p_category)
-    value = (float(p_items.mean()) - p_expected) / (1.0 - p_expected)
-    note = f"{k:g} ratings per item" + (
-        f"; {left_out} other items rated more than once left out" if left_out else ""
-    )
-    return Agreement(statistic, value, len(table), note=note)
-
-
-def krippendorff_alpha(counts: ArrayLike, *, values: Sequence[int], level: Level) -> Agreement:
-    """Krippendorff's alpha of an items x categories table of rating counts.
-
-    Columns follow `values` (the schema's categories, ascending, which the
-    ordinal level uses). Items with fewer than two ratings carry no pairs and
-    are left out; missing ratings need no special treatment.
-    """
-    statistic = _ALPHA_STATISTIC[level]
-    table = np.asarray(counts, dtype=np.int64)
-    pairable = table[table.sum(axis=1) >= 2]
-    if len(pairable) == 0:
-        return Agreement.undefined(statistic, 0, "no item rated by two or more assessors")
-    if np.count_nonzero(pairable.sum(axis=0)) == 1:
-        return Agreement.undefined(
-            statistic, len(pairable), "only one category used; expected disagreement is 0"
-        )
-    import krippendorff
-
-    value = krippendorff.alpha(
-        value_counts=pairable, value_domain=list(values), level_of_measurement=level
-    )
-    return Agreement(statistic, float(value), len(pairable))
-
-
-def group_statistics(counts: ArrayLike, aspect: Aspect) -> list[Agreement]:
-    """Every multi-rater statistic of an aspect, for an items x categories count table."""
-    return [
-        fleiss_kappa(counts),
-        *(krippendorff_alpha(counts, values=aspect.values, level=lv) for lv in _ALPHA_STATISTIC),
-    ]
-
 
 # --------------------------------------------------------------------------
 # Frames over a labels frame
@@ -478,27 +217,6 @@ def worst_first(frame: pd.DataFrame, *, aspect: str, statistic: str) -> pd.DataF
 # Flagging assessors
 
 
-@dataclass(frozen=True)
-class FlagRule:
-    """When an assessor's agreement with the others is low.
-
-    An assessor's score is the mean of `statistic` (default: unweighted
-    Cohen's kappa on relevance) over their campaign-level pairs with at least
-    `min_items` common items. They are flagged if the score is below
-    `min_value` (0.4: below "moderate" on the Landis and Koch scale) or more
-    than `max_below_median` below the median score of the other assessors.
-    """
-
-    aspect: str = "relevance"
-    statistic: str = Statistic.COHEN_KAPPA.value
-    min_items: int = 10
-    min_value: float = 0.4
-    max_below_median: float = 0.2
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 def assessor_agreement(pairs: pd.DataFrame, *, rule: FlagRule = FlagRule()) -> pd.DataFrame:
     """Per assessor: mean pairwise agreement with the others, and whether it is flagged.
 
@@ -515,53 +233,15 @@ def assessor_agreement(pairs: pd.DataFrame, *, rule: FlagRule = FlagRule()) -> p
         & (pairs.aspect == rule.aspect)
         & (pairs.statistic == rule.statistic)
     ]
-    sides = pd.concat(
-        [
-            chosen.assign(assessor=chosen[side])[["assessor", "value", "n_items"]]
-            for side in ("assessor_a", "assessor_b")
-        ],
-        ignore_index=True,
-    )
-    usable = sides[sides.value.notna() & (sides.n_items >= rule.min_items)]
-    per_assessor = usable.groupby("assessor").agg(
-        mean_value=("value", "mean"), n_pairs=("value", "size"), n_items=("n_items", "sum")
-    )
-    table = per_assessor.reindex(pd.Index(sorted(sides.assessor.unique()), name="assessor"))
-    table = table.fillna({"n_pairs": 0, "n_items": 0}).astype({"n_pairs": int, "n_items": int})
-    table["median_of_others"] = _median_of_others(table.mean_value.to_numpy())
-    table["flag_reason"] = _flag_reasons(table.mean_value, table.median_of_others, rule)
-    table["flagged"] = table.flag_reason.notna()
-    table["undefined_reason"] = _reasons_where(
-        table.mean_value.isna(),
-        f"no pair with a defined {rule.statistic} on at least {rule.min_items} common items",
-    )
-    ordered = table.reset_index().sort_values(["mean_value", "assessor"], na_position="last")
-    return ordered[list(ASSESSOR_COLUMNS)].reset_index(drop=True)
-
-
-def _median_of_others(means: np.ndarray) -> np.ndarray:
-    """For each entry, the median of the other entries' defined values (NaN if none)."""
-    n = len(means)
-    others = np.where(np.eye(n, dtype=bool), np.nan, means[np.newaxis, :])
-    defined = np.any(~np.isnan(others), axis=1)
-    result = np.full(n, np.nan)
-    result[defined] = np.nanmedian(others[defined], axis=1)
-    return result
-
-
-def _flag_reasons(mean: pd.Series, median_of_others: pd.Series, rule: FlagRule) -> pd.Series:
-    """Why each assessor is flagged, None where they are not (comparisons with NaN are False)."""
-    reasons = _reasons_where(
-        mean < median_of_others - rule.max_below_median,
-        f"mean {rule.statistic} more than {rule.max_below_median} below the others' median",
-    )
-    below_minimum = mean < rule.min_value
-    reasons[below_minimum] = f"mean {rule.statistic} below {rule.min_value}"
-    return reasons
-
-
-def _reasons_where(condition: pd.Series, reason: str) -> pd.Series:
-    return pd.Series(np.nan, index=condition.index, dtype="str").mask(condition, reason)
+    values = map(PairValue, chosen.assessor_a, chosen.assessor_b, chosen.value, chosen.n_items)
+    scores = [
+        asdict(score) | {"flagged": score.flag_reason is not None}
+        for score in assessor_scores(values, rule)
+    ]
+    table = pd.DataFrame(scores, columns=list(ASSESSOR_COLUMNS))
+    kinds: dict[str, Any] = {"mean_value": np.float64, "median_of_others": np.float64}
+    kinds |= {"n_pairs": np.int64, "n_items": np.int64, "flagged": bool}
+    return table.astype(kinds | {"flag_reason": "str", "undefined_reason": "str"})
 
 
 # --------------------------------------------------------------------------
@@ -618,34 +298,14 @@ def _check_labels(labels: pd.DataFrame, aspects: Sequence[Aspect]) -> None:
 def _aspect_values(labels: pd.DataFrame, aspect: Aspect) -> np.ndarray:
     """The aspect's value of each row as floats, NaN where there is none."""
     raw = pd.to_numeric(labels[aspect.column]).to_numpy(dtype=np.float64, na_value=np.nan)
-    raw[raw < 0] = np.nan
-    if aspect.binarise_at is not None:
-        return np.where(np.isnan(raw), np.nan, (raw >= aspect.binarise_at).astype(np.float64))
-    invalid = ~np.isnan(raw) & ~np.isin(raw, aspect.values)
-    if invalid.any():
-        first = labels.loc[invalid, LABEL_KEY].iloc[0].to_dict()
-        raise ValueError(
-            f"{int(invalid.sum())} {aspect.column} values outside the schema "
-            f"{list(aspect.values)}, first {raw[invalid][0]:g} at {first}"
-        )
-    return raw
-
-
-def _category_index(labels: ArrayLike, values: Sequence[int]) -> np.ndarray:
-    """Position of each label in `values`; ValueError for a label outside them."""
-    labels = np.asarray(labels)
-    domain = np.asarray(values)
-    index = np.searchsorted(domain, labels).clip(max=len(domain) - 1)
-    outside = domain[index] != labels
+    values, outside = aspect_values(raw, aspect)
     if outside.any():
-        raise ValueError(f"labels {np.unique(labels[outside]).tolist()} not in {list(values)}")
-    return index
-
-
-def _most_common(counts: np.ndarray) -> float:
-    """The most frequent value, the larger one on a tie."""
-    distinct, frequency = np.unique(counts, return_counts=True)
-    return float(distinct[frequency == frequency.max()].max())
+        first = labels.loc[outside, LABEL_KEY].iloc[0].to_dict()
+        raise ValueError(
+            f"{int(outside.sum())} {aspect.column} values outside the schema "
+            f"{list(aspect.values)}, first {values[outside][0]:g} at {first}"
+        )
+    return values
 
 
 def _co_judged(labels: pd.DataFrame, aspects: Sequence[Aspect]) -> pd.DataFrame:
@@ -678,7 +338,7 @@ def _count_table(ratings: pd.DataFrame, values: Sequence[int]) -> tuple[np.ndarr
     item = ratings.groupby(ITEM, sort=True).ngroup().to_numpy()
     n_items = int(item.max()) + 1 if len(item) else 0
     counts = np.zeros((n_items, len(values)), dtype=np.int64)
-    np.add.at(counts, (item, _category_index(ratings.value, values)), 1)
+    np.add.at(counts, (item, category_index(ratings.value, values)), 1)
     topics = np.empty(n_items, dtype=object)
     topics[item] = ratings.query_id.to_numpy()
     return counts, topics

@@ -36,12 +36,11 @@ import numpy as np
 import pandas as pd
 
 from judging.agreement import (
-    Aspect,
     Statistic,
-    aspects_for_schema,
     group_agreement,
     pairwise_agreement,
 )
+from judging.agreement_statistics import schema_aspects
 from judging.judgment_files import (
     ALL_RATERS,
     ALL_TOPICS,
@@ -63,11 +62,6 @@ PAIR_STATISTICS = (
 )
 GROUP_STATISTICS = (Statistic.ALPHA_NOMINAL, Statistic.ALPHA_ORDINAL, Statistic.FLEISS_KAPPA)
 UNDEFINED = "undefined"
-
-
-def schema_aspects(schema: LabelSchema) -> tuple[Aspect, ...]:
-    """The agreement aspects of a label schema: relevance graded and binary, then its aspects."""
-    return aspects_for_schema(schema.relevance.values, {a.id: a.values for a in schema.aspects})
 
 
 def aspect_names(schema: LabelSchema) -> dict[str, str]:

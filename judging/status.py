@@ -371,35 +371,31 @@ def _median_seconds(timed: Any) -> dict[str, float]:
 
 
 def _agreement_alerts(campaign: Campaign) -> dict[str, str]:
-    """Assessors the agreement rule flags (`agreement.FlagRule`: Cohen's kappa on
-    relevance against the others), over the documents two or more of them judged.
+    """Assessors the agreement rule flags (`FlagRule`: Cohen's kappa on relevance
+    against the others), over the documents two or more of them judged.
 
-    Kept in the shared cache until a judgment changes: pandas and the agreement
-    core load only then, not in every `campaign_status`."""
+    The numpy-only statistics (no pandas: it would double the command's time),
+    kept in the shared cache until a judgment changes."""
     version = JudgmentEvent.objects.filter(topic__campaign=campaign).aggregate(Max("id"))
     key = f"agreement-alerts:{campaign.pk}:{version['id__max']}"
     alerts = cache.get(key)
     if alerts is None:
-        import pandas as pd
+        from judging import agreement_statistics  # numpy: only when judgments changed
 
-        from judging import agreement, agreement_table
-
-        alerts = {}
-        rule = agreement.FlagRule()
-        aspects = [
-            a for a in agreement_table.schema_aspects(campaign.schema) if a.name == rule.aspect
-        ]
+        rule = agreement_statistics.FlagRule()
+        aspects = agreement_statistics.schema_aspects(campaign.schema)
+        aspect = next((a for a in aspects if a.name == rule.aspect), None)
         other = Judgment.objects.filter(topic=OuterRef("topic"), docno=OuterRef("docno")).exclude(
             assessor=OuterRef("assessor")
         )
-        rows = Judgment.objects.filter(Exists(other), topic__campaign=campaign).values_list(
+        shared = Judgment.objects.filter(Exists(other), topic__campaign=campaign).values_list(
             "assessor__username", "topic__topic_id", "docno", "relevance"
         )
-        shared = pd.DataFrame(list(rows), columns=["assessor", "query_id", "doc_id", "relevance"])
-        if not shared.empty:
-            pairs = agreement.pairwise_agreement(shared, aspects=aspects)
-            flagged = agreement.assessor_agreement(pairs, rule=rule)
-            for row in flagged[flagged["flagged"]].itertuples(index=False):
-                alerts[str(row.assessor)] = f"agreement: {row.flag_reason}"
+        alerts = {}
+        if aspect is not None:
+            pairs = agreement_statistics.campaign_pair_values(shared, aspect, rule.statistic)
+            for score in agreement_statistics.assessor_scores(pairs, rule):
+                if score.flag_reason is not None:
+                    alerts[str(score.assessor)] = f"agreement: {score.flag_reason}"
         cache.set(key, alerts, timeout=3600)
     return alerts

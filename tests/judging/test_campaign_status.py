@@ -310,3 +310,26 @@ def test_campaign_status_starts_without_pandas():
         [sys.executable, "-c", code], cwd=root, env=env, check=False, capture_output=True
     )
     assert done.returncode == 0, done.stderr.decode()
+
+
+def test_an_assessor_who_disagrees_on_shared_documents_is_alerted_without_pandas(monkeypatch):
+    """Four assessors judge the same 12 documents: three agree, cat labels at random. The alert comes from the numpy-only agreement statistics: with pandas
+    made unimportable, the status still computes it (pandas would cost the command
+    half a second each time a judgment changes)."""
+    campaign = make_campaign(topics=("1",))
+    docs = [f"d{k}" for k in range(12)]
+    pool = make_pool(campaign, {"1": docs})
+    (topic,) = campaign.topics.all()
+    truth = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]
+    cat = [2, 0, 1, 1, 2, 0, 2, 0, 1, 1, 2, 0]
+    for name, labels in (("ann", truth), ("ben", truth), ("dan", truth), ("cat", cat)):
+        assessor = make_user(name)
+        for docno, relevance in zip(docs, labels, strict=True):
+            aspects = RELEVANT if relevance else {}
+            services.judgment_record(
+                assessor=assessor, topic=topic, docno=docno, relevance=relevance, aspects=aspects
+            )
+    assert pool.entries.count() == 12
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now fails
+    alerts = campaign_status(campaign, today=TODAY).assessor_alerts
+    assert alerts == {"cat": "agreement: mean cohen_kappa below 0.4"}

@@ -28,6 +28,7 @@ PURE_CORES = [
     "pooling.ledger",
     "pooling.pool_plots",
     "judging.agreement",
+    "judging.agreement_statistics",
     "judging.agreement_table",
     "judging.overlap",
     "judging.labels",
