@@ -50,6 +50,7 @@ from pooling.topic_files import TOPIC_FORMATS
 from workbench import uploads
 from workbench.api import DetailSerializer, OptionalPagination, Pagination, form_errors
 from workbench.job_api import job_accepted, job_accepted_response
+from workbench.models import Job
 from workbench.roles import IsOrganiser
 
 ORGANISERS = [IsAuthenticated, IsOrganiser]
@@ -349,10 +350,11 @@ def _file_upload(
     request: Request,
     slug: str,
     form_class: type[forms.Form],
-    store: Callable[[Campaign, dict[str, Any]], dict[str, Any]],
+    store: Callable[[Campaign, dict[str, Any]], dict[str, Any] | Job],
 ) -> Response:
     """Check the upload with the page's form, store it with the page's service:
-    413 past the size limit, 400 with the form's or the file's problems, else 201."""
+    413 past the size limit, 400 with the form's or the file's problems, 202 when
+    a background job stores it, else 201."""
     campaign = get_object_or_404(Campaign, slug=slug)
     too_large = uploads.refused(request._request)
     if too_large:
@@ -367,6 +369,8 @@ def _file_upload(
         body = store(campaign, form.cleaned_data)
     except InputError as error:
         return rejected_response(error, "Rejected: nothing was stored.")
+    if isinstance(body, Job):
+        return job_accepted(request, body, "Accepted: a background job checks and stores it.")
     return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -386,8 +390,12 @@ def _store_answers(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
     return {"detail": detail, "set": result.set, "changed": result.changed}
 
 
-def _store_documents(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
+def _store_documents(campaign: Campaign, data: dict[str, Any], user: Any) -> dict[str, Any] | Job:
     upload = data["file"]
+    if (upload.size or 0) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+        return services.documents_import_start(
+            campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=user
+        )
     result = services.documents_import(
         campaign=campaign, stream=upload.open("rb"), name=upload.name, format=data["format"] or None
     )
@@ -461,10 +469,20 @@ class CampaignDocumentsView(ListAPIView):
 
     @extend_schema(
         request=_upload_request("DocumentUpload", DOCUMENT_FORMATS),
-        responses=_upload_responses(ImportedSerializer),
+        responses=_upload_responses(ImportedSerializer)
+        | {
+            202: job_accepted_response(
+                "A file larger than WORKBENCH_UPLOAD_JOB_BYTES: a background job stores "
+                "it; its state at `url` says done (with the counts) or failed (with every "
+                "problem, nothing stored)."
+            )
+        },
     )
     def post(self, request: Request, slug: str) -> Response:
-        return _file_upload(request, slug, DocumentUploadForm, _store_documents)
+        def store(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any] | Job:
+            return _store_documents(campaign, data, request.user)
+
+        return _file_upload(request, slug, DocumentUploadForm, store)
 
 
 class DocumentView(RetrieveAPIView):

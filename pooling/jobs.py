@@ -101,3 +101,29 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     for run in runs:
         progress.note(f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count} topics")
     return {"campaign": campaign.slug, "runs": [run.tag for run in runs], "rejected": rejected}
+
+
+def documents_import(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Import an uploaded collection kept on disk (`services.documents_import_start`):
+    params campaign (slug), file ({path, name}), format (None: from the name and
+    the first bytes). Progress counts the bytes read. A problem anywhere fails the
+    job with every `file:line: reason` and stores nothing. The file is removed
+    whatever happens."""
+    params = job.params
+    campaign = Campaign.objects.get(slug=params["campaign"])
+    kept = params["file"]
+    try:
+        with default_storage.open(kept["path"], "rb") as stream:
+            progress(done=0, total=default_storage.size(kept["path"]))
+            result = services.documents_import(
+                campaign=campaign,
+                stream=stream,
+                name=kept["name"],
+                format=params.get("format"),
+                on_batch=lambda _: progress(done=stream.tell()),
+            )
+    finally:
+        default_storage.delete(kept["path"])
+    progress(done=job.total)
+    progress.note(f"{kept['name']}: {result}")
+    return {"campaign": campaign.slug, "created": result.created, "updated": result.updated}

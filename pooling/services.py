@@ -412,26 +412,47 @@ def runs_import_start(
 ) -> Job:
     """Keep uploaded run files on disk and start the job that imports them
     (`pooling.jobs.runs_import`), for uploads too large to parse in a request.
-
-    An upload already streamed to a temporary file is moved, not copied, so
-    nothing holds it in memory. The job checks and stores exactly as
-    `runs_import` does, and removes the files when it ends."""
-    folder = f"uploads/pending/{uuid.uuid4().hex}"
-    pending = [
-        {
-            "path": default_storage.save(f"{folder}/{get_valid_filename(f.name) or 'run'}", f),
-            "name": f.name,
-        }
-        for f in files
-    ]
+    The job checks and stores exactly as `runs_import` does, and removes the
+    files when it ends."""
     names = ", ".join(f.name for f in files)
     return job_start(
         kind="pooling.jobs.runs_import",
         title=f"Import runs {names}"[:300],
-        params={"campaign": campaign.slug, "files": pending, "keep_valid": keep_valid},
+        params={"campaign": campaign.slug, "files": _kept(files), "keep_valid": keep_valid},
         campaign=campaign,
         created_by=uploaded_by,
     )
+
+
+def documents_import_start(
+    *, campaign: Campaign, file: UploadedFile, format: str | None = None, uploaded_by: Any = None
+) -> Job:
+    """Keep an uploaded collection on disk and start the job that imports it
+    (`pooling.jobs.documents_import`), for files too large to load in a request.
+    The job stores exactly as `documents_import` does (a problem anywhere stores
+    nothing), and removes the file when it ends."""
+    (kept,) = _kept([file])
+    return job_start(
+        kind="pooling.jobs.documents_import",
+        title=f"Import documents {file.name}"[:300],
+        params={"campaign": campaign.slug, "file": kept, "format": format},
+        campaign=campaign,
+        created_by=uploaded_by,
+    )
+
+
+def _kept(files: Sequence[UploadedFile]) -> list[dict[str, str]]:
+    """Uploaded files saved under uploads/pending/ for a job: [{path, name}]. An
+    upload already streamed to a temporary file is moved, not copied, so nothing
+    holds it in memory."""
+    folder = f"uploads/pending/{uuid.uuid4().hex}"
+    return [
+        {
+            "path": default_storage.save(f"{folder}/{get_valid_filename(f.name) or 'file'}", f),
+            "name": f.name,
+        }
+        for f in files
+    ]
 
 
 class RunsPartlyImported(InputError):

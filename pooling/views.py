@@ -226,6 +226,11 @@ def _store_answers(request: HttpRequest, campaign: Campaign, data: dict[str, Any
 
 def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
     upload = data["file"]
+    if (upload.size or 0) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+        job = services.documents_import_start(
+            campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=request.user
+        )
+        return Stored(f"Importing {upload.name} in the background.", job=job)
     result = services.documents_import(
         campaign=campaign,
         stream=upload.open("rb"),

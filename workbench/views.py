@@ -148,6 +148,10 @@ def job_result_link(job: Job) -> tuple[str, str] | None:
     if job.state == Job.DONE and "runs" in result:
         url = reverse("pooling:campaign_detail", args=[result["campaign"]])
         return f"Open the campaign ({len(result['runs'])} run(s) stored)", url
+    if job.state == Job.DONE and "created" in result:
+        url = reverse("pooling:campaign_detail", args=[result["campaign"]])
+        added = f"{result['created']:,} documents added, {result['updated']:,} updated"
+        return f"Open the campaign ({added})", url
     if job.state == Job.DONE and "pool" in result:
         url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
         if "revision" in result:

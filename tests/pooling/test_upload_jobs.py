@@ -1,6 +1,9 @@
-"""Large run uploads: streamed to disk, imported by a background job, refused past the limit."""
+"""Large uploads of runs and documents: streamed to disk, imported by a background job,
+refused past the limit."""
 
 from __future__ import annotations
+
+import io
 
 import pytest
 from django.core.files.storage import default_storage
@@ -10,7 +13,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling import services
-from pooling.models import Run
+from pooling.models import Document, Run
 from pooling.problems import InputError
 from tests.helpers import make_campaign, run_text
 from workbench.models import Job
@@ -185,3 +188,87 @@ def test_a_file_over_the_limit_is_cut_off_as_it_arrives(api, settings):
     )
     assert not Job.objects.exists()
     assert not Run.objects.exists()
+
+
+# --------------------------------------------------------------------------
+# Documents
+
+COLLECTION = (
+    b'{"docno": "d1", "title": "One", "text": "first"}\n{"docno": "d2", "text": "second"}\n'
+)
+BAD_COLLECTION = b'{"docno": "d1", "text": "x"}\nnot json\n{"docno": "d1", "text": "again"}\n'
+
+
+def test_a_large_collection_from_the_page_is_imported_by_a_job(
+    organiser_client, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = organiser_client.post(
+            reverse("pooling:documents_upload", args=[campaign.slug]),
+            {"file": SimpleUploadedFile("docs.jsonl", COLLECTION), "format": ""},
+        )
+    job = Job.objects.get()
+    assert response.status_code == 302
+    assert response.url == reverse("job_detail", args=[job.pk])
+    job.refresh_from_db()
+    assert (job.state, job.error) == ("done", "")
+    assert job.result == {"campaign": "trec-x", "created": 2, "updated": 0}
+    assert (job.done, job.total) == (len(COLLECTION), len(COLLECTION))
+    assert "docs.jsonl: 2 created, 0 updated" in job.log
+    assert dict(Document.objects.values_list("docno", "text")) == {"d1": "first", "d2": "second"}
+    assert pending_files() == []
+    page = organiser_client.get(response.url).content.decode()
+    assert "Open the campaign (2 documents added, 0 updated)" in page
+
+
+def test_a_bad_collection_fails_the_job_with_every_problem_and_changes_nothing(
+    api, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign()
+    services.documents_import(campaign=campaign, stream=io.BytesIO(COLLECTION), name="docs.jsonl")
+    with pytest.raises(InputError) as synchronous:
+        services.documents_import(
+            campaign=campaign, stream=io.BytesIO(BAD_COLLECTION), name="bad.jsonl"
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/api/campaigns/trec-x/documents/",
+            {"file": SimpleUploadedFile("bad.jsonl", BAD_COLLECTION)},
+            format="multipart",
+        )
+    assert response.status_code == 202
+    assert response["Location"] == f"/api/jobs/{Job.objects.get().pk}/"
+    job = Job.objects.get()
+    assert job.state == "failed"
+    assert job.error == str(synchronous.value)
+    assert job.error.splitlines()[0].startswith("bad.jsonl:2: ")
+    assert dict(Document.objects.values_list("docno", "text")) == {"d1": "first", "d2": "second"}
+    assert pending_files() == []
+
+
+def test_the_api_imports_a_large_collection_in_a_job(api, django_capture_on_commit_callbacks):
+    make_campaign()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/api/campaigns/trec-x/documents/",
+            {"file": SimpleUploadedFile("docs.jsonl", COLLECTION)},
+            format="multipart",
+        )
+    assert response.status_code == 202
+    state = api.get(response.json()["url"]).json()
+    assert (state["state"], state["result"]["created"]) == ("done", 2)
+    assert Document.objects.count() == 2
+
+
+def test_a_small_collection_is_still_stored_in_the_request(api, settings):
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10_000
+    make_campaign()
+    response = api.post(
+        "/api/campaigns/trec-x/documents/",
+        {"file": SimpleUploadedFile("docs.jsonl", COLLECTION)},
+        format="multipart",
+    )
+    assert response.status_code == 201
+    assert response.json()["created"] == 2
+    assert not Job.objects.exists()
