@@ -91,7 +91,9 @@ def parse_json(text: str | bytes) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise JSONProblem(f"not valid JSON: {error.msg} at column {error.colno}") from None
+        # json says "Unterminated string starting at": do not print "at at column".
+        reason = error.msg.removesuffix(" at")
+        raise JSONProblem(f"not valid JSON: {reason} at column {error.colno}") from None
     except RecursionError:
         raise JSONProblem("not valid JSON: nested too deeply") from None
     except ValueError as error:  # e.g. an integer of more than 4,300 digits

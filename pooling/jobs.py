@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from django.core.files.storage import default_storage
 
@@ -22,7 +22,7 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     params = job.params
     campaign = Campaign.objects.get(slug=params["campaign"])
     per_team = params.get("runs_per_team")
-    progress(done=0, total=len(selectors.pool_runs(campaign, runs_per_team=per_team)))
+    progress(done=0, total=len(selectors.pool_runs(campaign, runs_per_team=per_team)), unit="runs")
     pool = services.pool_build(
         campaign=campaign,
         spec=PoolSpec.from_dict(params["spec"]),
@@ -70,7 +70,7 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     campaign = Campaign.objects.get(slug=params["campaign"])
     files = params["files"]
     uploads = [services.RunUpload(f["name"], Path(default_storage.path(f["path"]))) for f in files]
-    progress(done=0, total=len(uploads))
+    progress(done=0, total=len(uploads), unit="files")
     for upload in uploads:
         progress.note(f"{upload.name}: {upload.data.stat().st_size:,} bytes")  # type: ignore[union-attr]
 
@@ -114,16 +114,39 @@ def documents_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     kept = params["file"]
     try:
         with default_storage.open(kept["path"], "rb") as stream:
-            progress(done=0, total=default_storage.size(kept["path"]))
+            progress(done=0, total=default_storage.size(kept["path"]), unit=Job.BYTES)
             result = services.documents_import(
                 campaign=campaign,
-                stream=stream,
+                stream=_ReadCounted(stream, progress),  # type: ignore[arg-type]
                 name=kept["name"],
                 format=params.get("format"),
-                on_batch=lambda _: progress(done=stream.tell()),
             )
     finally:
         default_storage.delete(kept["path"])
     progress(done=job.total)
     progress.note(f"{kept['name']}: {result}")
     return {"campaign": campaign.slug, "created": result.created, "updated": result.updated}
+
+
+class _ReadCounted:
+    """A binary stream, read line by line, that reports the bytes read as the job's
+    progress: a file with a problem is still read to its end (to report every
+    problem), and the bar follows the reading, not only the batches written."""
+
+    def __init__(self, stream: IO[bytes], progress: JobProgress) -> None:
+        self.stream, self.progress = stream, progress
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.progress(done=self.stream.tell())
+        return data
+
+    def seek(self, offset: int) -> int:
+        return self.stream.seek(offset)
+
+    def __iter__(self) -> Iterator[bytes]:
+        done = self.stream.tell()
+        for line in self.stream:
+            done += len(line)
+            self.progress(done=done)
+            yield line

@@ -30,6 +30,7 @@ class JobSerializer(serializers.ModelSerializer):
             "state",
             "done",
             "total",
+            "unit",
             "percent",
             "log",
             "result",

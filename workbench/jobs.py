@@ -38,7 +38,12 @@ class JobProgress:
         self.job, self.interval = job, interval
         self._saved_at = 0.0
 
-    def __call__(self, done: int | None = None, total: int | None = None) -> None:
+    def __call__(
+        self, done: int | None = None, total: int | None = None, unit: str | None = None
+    ) -> None:
+        """Set how far the job is; `unit` says what done and total count (Job.unit)."""
+        if unit is not None:
+            self.job.unit = unit
         if total is not None:
             self.job.total = total
         if done is not None:
@@ -58,7 +63,7 @@ class JobProgress:
         now = time.monotonic()
         if force or now - self._saved_at >= self.interval:
             Job.objects.filter(pk=self.job.pk).update(
-                done=self.job.done, total=self.job.total, log=self.job.log
+                done=self.job.done, total=self.job.total, unit=self.job.unit, log=self.job.log
             )
             self._saved_at = now
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.template.defaultfilters import filesizeformat
 
 
 class Job(models.Model):
@@ -19,6 +20,7 @@ class Job(models.Model):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    BYTES = "bytes"
     STATES = [(QUEUED, "Waiting"), (RUNNING, "Running"), (DONE, "Done"), (FAILED, "Failed")]
 
     kind = models.CharField(max_length=200)
@@ -36,6 +38,8 @@ class Job(models.Model):
     state = models.CharField(max_length=10, choices=STATES, default=QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(null=True, blank=True)
+    # What done and total count ("runs", "files", BYTES); blank: items.
+    unit = models.CharField(max_length=20, blank=True)
     log = models.TextField(blank=True)
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
@@ -49,6 +53,15 @@ class Job(models.Model):
     @property
     def finished(self) -> bool:
         return self.state in (self.DONE, self.FAILED)
+
+    @property
+    def progress_text(self) -> str:
+        """ "3 of 80 runs", "1.2 MB of 4.0 MB"; empty before the job knows its total."""
+        if not self.total:
+            return ""
+        if self.unit == self.BYTES:
+            return f"{filesizeformat(self.done)} of {filesizeformat(self.total)}"
+        return f"{self.done:,} of {self.total:,}" + (f" {self.unit}" if self.unit else "")
 
     @property
     def percent(self) -> int | None:

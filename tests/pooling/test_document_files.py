@@ -87,6 +87,11 @@ def test_only_loads_the_listed_docnos():
         (b"stray\n<DOC><DOCNO>a</DOCNO></DOC>\n", "sgml", [(1, "text outside a <DOC> element")]),
         (b"d1\tok\nd2\tcaf\xe9\n", "tsv", [(2, "not UTF-8 (byte 0xe9 at column 7)")]),
         (b"", "jsonl", [(0, "no documents found (read as jsonl)")]),
+        (
+            b'{"docno": "a", "text": "cut\n',
+            "jsonl",
+            [(1, "not valid JSON: Unterminated string starting at column 24")],
+        ),
     ],
 )
 def test_document_file_problems_name_the_line(data: bytes, fmt: str, expected):

@@ -243,6 +243,8 @@ def test_a_bad_collection_fails_the_job_with_every_problem_and_changes_nothing(
     assert job.state == "failed"
     assert job.error == str(synchronous.value)
     assert job.error.splitlines()[0].startswith("bad.jsonl:2: ")
+    # Read to its end to report every problem, as the bar shows.
+    assert (job.done, job.total, job.unit) == (len(BAD_COLLECTION), len(BAD_COLLECTION), "bytes")
     assert dict(Document.objects.values_list("docno", "text")) == {"d1": "first", "d2": "second"}
     assert pending_files() == []
 

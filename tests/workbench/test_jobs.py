@@ -55,6 +55,24 @@ def test_a_job_reports_progress_log_and_result(django_capture_on_commit_callback
     assert job.started_at <= job.finished_at
 
 
+def byte_job(job, progress):
+    progress(done=0, total=3 * 1024 * 1024, unit=Job.BYTES)
+    progress(done=1024 * 1024)
+    raise ValueError("stopped")
+
+
+def test_progress_says_what_it_counts(django_capture_on_commit_callbacks, organiser):
+    job = start("byte_job", django_capture_on_commit_callbacks)
+    assert (job.done, job.total, job.unit) == (1024 * 1024, 3 * 1024 * 1024, "bytes")
+    assert job.progress_text == "1.0\xa0MB of 3.0\xa0MB"
+    assert Job(done=3, total=80, unit="runs").progress_text == "3 of 80 runs"
+    assert Job(done=1200, total=5000).progress_text == "1,200 of 5,000"
+    assert Job(done=0, total=None, unit="runs").progress_text == ""
+    client = APIClient()
+    client.force_authenticate(organiser)
+    assert client.get(f"/api/jobs/{job.pk}/").json()["unit"] == "bytes"
+
+
 def test_a_refused_job_fails_with_its_reason(django_capture_on_commit_callbacks):
     job = start("refusing_job", django_capture_on_commit_callbacks)
     assert (job.state, job.error, job.done, job.result) == (
@@ -175,3 +193,16 @@ def test_a_real_worker_runs_a_queued_pool_build(settings, tmp_path, organiser):
     assert (job.state, job.error) == ("done", "")
     pool = Pool.objects.get()
     assert (pool.name, pool.entries.count(), job.result["pool"]) == ("w", 3, pool.pk)
+
+
+def test_a_failed_jobs_page_lists_each_problem_on_its_own_line(client, assessor):
+    job = Job.objects.create(
+        kind="x",
+        title="Import",
+        created_by=assessor,
+        state=Job.FAILED,
+        error="bad.jsonl:5: not valid JSON\nbad.jsonl:6: no docno",
+    )
+    client.force_login(assessor)
+    page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
+    assert "<li>bad.jsonl:5: not valid JSON</li><li>bad.jsonl:6: no docno</li>" in page
