@@ -14,13 +14,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pooling.selectors import pool_or_404
-from scoring import jobs, selectors
+from scoring import background, jobs, selectors
 from scoring.analysis.corrections import CORRECTIONS
 from scoring.analysis.render import to_json
 from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
 from scoring.forms import LeaderboardForm
 from workbench.http import attachment
-from workbench.job_api import job_accepted
+from workbench.job_api import job_accepted, job_accepted_response
 from workbench.models import Job
 from workbench.roles import IsOrganiser
 
@@ -188,48 +188,95 @@ class ScoresView(APIView):
 
 
 class LeaderboardView(APIView):
+    """The runs ranked by a measure with confidence intervals and every pair tested.
+    A pool too large to score in a request (WORKBENCH_SYNC_SCORING_CELLS) is scored
+    by a job, as on the page: POST starts it (202), GET answers once it is done;
+    the tests are worked out from its table on each GET, with the GET's options."""
+
     permission_classes = [IsAuthenticated, IsOrganiser]
+    _parameters = [
+        OpenApiParameter("measure", str, description="a trec_eval measure (default map)"),
+        OpenApiParameter("test", str, enum=[*LeaderboardForm.TEST_LABELS], description="default t"),
+        OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="holm"),
+        OpenApiParameter("alpha", float, description="significance level (0.05)"),
+    ]
+    _board = OpenApiResponse(
+        LeaderboardSerializer, description="The JSON of manage.py leaderboard --format json."
+    )
+    _refused = {
+        400: OpenApiResponse(description="A bad option or measure."),
+        409: OpenApiResponse(description="Nothing judged yet."),
+    }
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("measure", str, description="a trec_eval measure (default map)"),
-            OpenApiParameter(
-                "test", str, enum=[*LeaderboardForm.TEST_LABELS], description="default t"
-            ),
-            OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="holm"),
-            OpenApiParameter("alpha", float, description="significance level (0.05)"),
-        ],
+        parameters=_parameters,
         responses={
-            200: OpenApiResponse(
-                LeaderboardSerializer,
-                description="The JSON of manage.py leaderboard --format json.",
+            200: _board,
+            202: job_accepted_response("A large pool's job is scoring it: poll the job."),
+            404: OpenApiResponse(
+                description="A large pool not scored on the current labels: POST to score it."
             ),
-            400: OpenApiResponse(description="A bad option or measure."),
-            409: OpenApiResponse(description="Nothing judged yet, or too large to score here."),
+            **_refused,
         },
     )
     def get(self, request: Request, pool_id: int) -> Response:
-        """The runs ranked by a measure with confidence intervals and every pair tested."""
+        return self._answer(request, pool_id)
+
+    @extend_schema(
+        parameters=_parameters,
+        request=None,
+        responses={
+            200: OpenApiResponse(
+                LeaderboardSerializer, description="A pool small enough to score now: as GET."
+            ),
+            202: job_accepted_response("A large pool: poll the job, then GET."),
+            **_refused,
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Score a large pool's leaderboard on the current labels in a job (or give
+        the job already at it or done with it)."""
+        return self._answer(request, pool_id)
+
+    @staticmethod
+    def _answer(request: Request, pool_id: int) -> Response:
         pool = pool_or_404(pool_id)
         form = LeaderboardForm(request.query_params or {"measure": "map"})
         if not form.is_valid():
             return Response({"detail": form.error_text()}, status=400)
-        if not selectors.scores_in_request(pool):
-            detail = (
-                f"{selectors.scoring_cells(pool):,} run x topic pairs: use manage.py leaderboard"
-            )
-            return Response({"detail": detail}, status=409)
+        context: dict[str, Any] = {}  # the job's, for a large pool
         try:
-            board, _ = selectors.pool_leaderboard(
-                pool=pool,
-                measure=form.cleaned_data["measure"],
-                options=form.leaderboard_options(),
+            table = background.leaderboard_table(
+                request, pool=pool, measure=form.cleaned_data["measure"], context=context
             )
+            job = context.get("scored_by") or context.get("job")
+            if request.method == "POST" and job is not None:
+                return job_accepted(
+                    request, job, "The job scores the leaderboard: poll it, then GET."
+                )
+            if table is None:
+                return _job_waiting(request, job, "leaderboard", context.get("superseded"))
+            board = selectors.leaderboard_of(table, form.leaderboard_options())
         except selectors.NothingJudged as state:
             return Response({"detail": str(state)}, status=409)
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=400)
         return Response(to_json(board))
+
+
+def _job_waiting(
+    request: Request, job: Job | None, what: str, superseded: Job | None = None
+) -> Response:
+    """The answer to a GET while the job on the current labels has no result: 404
+    when there is none (or it failed: POST to try again), 202 while it runs."""
+    if job is None or job.state == Job.FAILED:
+        detail = f"no {what} of the current labels: POST to make one"
+        if superseded is not None:
+            detail += f" (job {superseded.pk} made one of earlier labels, now out of date)"
+        if job is not None:
+            detail = f"the last attempt failed: {job.error}; POST to try again"
+        return Response({"detail": detail}, status=404)
+    return job_accepted(request, job, f"The {what} is being made: poll the job.")
 
 
 class ReusabilityView(APIView):
@@ -255,13 +302,8 @@ class ReusabilityView(APIView):
         _, _, job = self._report_job(request, pool_id)
         if isinstance(job, Response):  # refused
             return job
-        if job is None or job.state == Job.FAILED:
-            detail = "no report of the current labels: POST to make one"
-            if job is not None:
-                detail = f"the last attempt failed: {job.error}; POST to try again"
-            return Response({"detail": detail}, status=404)
-        if job.state != Job.DONE:
-            return job_accepted(request, job, "The report is being made: poll the job.")
+        if job is None or job.state != Job.DONE:
+            return _job_waiting(request, job, "report")
         return Response(job.result["report"])
 
     @extend_schema(
@@ -278,8 +320,7 @@ class ReusabilityView(APIView):
         pool, measure, job = self._report_job(request, pool_id)
         if isinstance(job, Response):  # refused
             return job
-        if job is None or job.state == Job.FAILED:
-            job = jobs.reusability_start(pool=pool, measure=measure, user=request.user)
+        job = jobs.reusability_start(pool=pool, measure=measure, user=request.user)
         return job_accepted(request, job, "The report is being made: poll the job.")
 
     @staticmethod

@@ -11,7 +11,7 @@ from django.core.files.storage import default_storage
 from pooling.models import Pool
 from scoring import selectors
 from scoring.analysis import reusability_render
-from workbench.jobs import JobProgress, job_start
+from workbench.jobs import JobProgress, job_start_once
 from workbench.models import Job
 
 
@@ -34,11 +34,25 @@ def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
     version (`selectors.scores_version`, which the scores page looks the result up by)."""
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
-    progress(done=0, total=1)
-    report = selectors.pool_scores_report(pool=pool, measures=params["measures"])
+    report = selectors.pool_scores_report(pool=pool, measures=params["measures"], progress=progress)
     runs = report.scores["run_id"].nunique()
     progress.note(f"{runs} runs scored over {len(report.judged_topics)} judged topics")
     return {"pool": pool.pk, "campaign": pool.campaign.slug, "scores": report.to_dict()}
+
+
+def pool_leaderboard(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Score a large pool's leaderboard: params as `selectors.leaderboard_job`, by
+    which the page, its pictures and the API find it again. The result holds the
+    measure's per-topic values of every run (`ScoreTable.to_dict`); the tests and
+    intervals are worked out from it on each request, with its options. A
+    failure stores nothing: the result is written only when the job is done."""
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+    table = selectors.pool_score_table(pool=pool, measure=params["measure"], progress=progress)
+    progress.note(
+        f"{table.measure}: {len(table.runs)} runs scored over {len(table.topics)} judged topics"
+    )
+    return {"pool": pool.pk, "table": table.to_dict()}
 
 
 def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
@@ -55,9 +69,9 @@ def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 
 def reusability_start(*, pool: Pool, measure: str, user: Any) -> Job:
-    """Queue the report of the pool's current labels (found again by
-    `selectors.reusability_job`)."""
-    return job_start(
+    """Queue the report of the pool's current labels, unless a job is at it or done
+    with it already (found again by `selectors.reusability_job`)."""
+    return job_start_once(
         kind=selectors.REUSABILITY_JOB,
         title=f"Reusability of pool {pool.pk} ({measure})",
         params=selectors.reusability_params(pool, measure),

@@ -7,12 +7,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_http_methods
 
 from pooling.models import Pool
 from pooling.selectors import pool_or_404
-from scoring import plots, selectors
+from scoring import background, plots, selectors
 from scoring.analysis import render as board_render
 from scoring.analysis.leaderboard import Leaderboard, ScoreTable
 from scoring.forms import LeaderboardForm
@@ -33,48 +34,67 @@ _SUFFIX = {"text": "txt", "tsv": "tsv", "json": "json", "latex": "tex"}
 
 
 class _Unavailable(Exception):
-    """The page shows this instead of a leaderboard (nothing judged, bad input...)."""
+    """The page shows this instead of a leaderboard: a state of the campaign (200,
+    nothing judged), a bad request (400), or not scored yet (409: a large pool
+    whose job has not made the table of the current labels)."""
 
-    def __init__(self, message: str, *, notice: bool = False) -> None:
+    def __init__(self, message: str, *, status: int = 400) -> None:
         super().__init__(message)
-        self.notice = notice
+        self.status = status
 
 
-def _board(pool: Pool, form: LeaderboardForm) -> tuple[Leaderboard, ScoreTable]:
+def _board(
+    request: HttpRequest, pool: Pool, form: LeaderboardForm, context: dict[str, Any]
+) -> tuple[Leaderboard, ScoreTable] | None:
+    """The leaderboard and the table it rests on: scored here for a small pool; for
+    a large one from the table a job stored on the current labels, or None while
+    there is none (`background.job_result` says why in `context`). The statistics
+    are worked out here either way, with the request's test and alpha."""
     if not form.is_valid():
         raise _Unavailable(form.error_text())
-    if not selectors.scores_in_request(pool):
-        raise _Unavailable(
-            f"{selectors.scoring_cells(pool):,} run x topic pairs are more than a page scores "
-            f"while you wait: export the qrels and run python manage.py leaderboard."
-        )
+    measure = form.cleaned_data["measure"]
     try:
-        return selectors.pool_leaderboard(
-            pool=pool, measure=form.cleaned_data["measure"], options=form.leaderboard_options()
-        )
+        table = background.leaderboard_table(request, pool=pool, measure=measure, context=context)
+        if table is None:
+            return None
+        return selectors.leaderboard_of(table, form.leaderboard_options()), table
     except selectors.NothingJudged as state:
-        raise _Unavailable(f"{str(state).capitalize()}.", notice=True) from None
+        raise _Unavailable(f"{str(state).capitalize()}.", status=200) from None
     except selectors.ScoringError as error:
         raise _Unavailable(str(error)) from None
 
 
+NOT_SCORED = (
+    "the leaderboard of the current labels is not scored yet: "
+    "score it in the background on the leaderboard page"
+)
+
+
 @organiser_required
+@require_http_methods(["GET", "POST"])
 def pool_leaderboard(request: HttpRequest, pool_id: int) -> HttpResponse:
     """The runs ranked by one measure with confidence intervals, every pair tested,
-    and the pictures; `?download=text|tsv|json|latex` gives the table as a file."""
+    and the pictures; `?download=text|tsv|json|latex` gives the table as a file.
+    A pool too large to score here is scored by a job, which a POST starts."""
     pool = pool_or_404(pool_id)
     form = LeaderboardForm(request.GET or {"measure": "map"})
     context: dict[str, Any] = {"pool": pool, "campaign": pool.campaign, "form": form}
-    try:
-        board, table = _board(pool, form)
-    except _Unavailable as why:
-        context["notice" if why.notice else "error"] = str(why)
-        status = 200 if why.notice else 400  # a state of the campaign, or a bad request
-        return render(request, "scoring/pool_leaderboard.html", context, status=status)
     download = request.GET.get("download")
+    if download and download not in DOWNLOADS:
+        return HttpResponse(f"download: one of {', '.join(DOWNLOADS)}", status=400)
+    try:
+        scored = _board(request, pool, form, context)
+        if scored is None and download:
+            raise _Unavailable(NOT_SCORED, status=409)
+    except _Unavailable as why:
+        context["notice" if why.status == 200 else "error"] = str(why)
+        return render(request, "scoring/pool_leaderboard.html", context, status=why.status)
+    if request.method == "POST":  # a job is at it (or done): the page shows which
+        return redirect(request.get_full_path())
+    if scored is None:  # the page offers the job, or polls it
+        return render(request, "scoring/pool_leaderboard.html", context)
+    board, table = scored
     if download:
-        if download not in DOWNLOADS:
-            return HttpResponse(f"download: one of {', '.join(DOWNLOADS)}", status=400)
         out = io.StringIO()
         board_render.write_leaderboard(board, out, download)
         name = f"{pool.campaign.slug}-pool{pool.pk}-leaderboard.{_SUFFIX[download]}"
@@ -96,7 +116,8 @@ def _board_context(
     first = board.runs[0].run
     chosen = request.GET.get("run") if request.GET.get("run") in table.runs else first
     asked = [run for run in request.GET.getlist("runs") if run in table.runs]
-    pr_runs = asked or [row.run for row in board.runs[:5]]
+    most = selectors.runs_in_request(pool)  # the curves score their runs here
+    pr_runs = (asked or [row.run for row in board.runs[:5]])[:most]
     topic = request.GET.get("topic") if request.GET.get("topic") in board.topics else None
     topic = topic or board.topics[0]
     return {
@@ -118,6 +139,7 @@ def _board_context(
         "query": urlencode(query),
         "median_run": chosen,
         "pr_runs": pr_runs,
+        "pr_runs_most": most if len(asked) > most else None,
         "pr_topic": topic,
         "figures": [
             {
@@ -155,10 +177,13 @@ def leaderboard_plot(request: HttpRequest, pool_id: int, kind: str) -> HttpRespo
         return refused
     form = LeaderboardForm(request.GET or {"measure": "map"})
     try:
-        board, table = _board(pool, form)
-        plot = _plot(pool, kind, board, table, request)
+        scored = _board(request, pool, form, {})
+        if scored is None:
+            raise _Unavailable(NOT_SCORED, status=409)
+        plot = _plot(pool, kind, *scored, request)
     except (_Unavailable, PlotError, selectors.ScoringError) as why:
-        return HttpResponse(str(why), status=400, content_type="text/plain; charset=utf-8")
+        status = 409 if isinstance(why, _Unavailable) and why.status == 409 else 400
+        return HttpResponse(str(why), status=status, content_type="text/plain; charset=utf-8")
     name = f"{pool.campaign.slug}-pool{pool.pk}-{kind}"
     return plot_response(plot, fmt, name, download=bool(request.GET.get("download")))
 

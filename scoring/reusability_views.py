@@ -32,9 +32,8 @@ def pool_reusability(request: HttpRequest, pool_id: int) -> HttpResponse:
         context["error"] = str(error)
         return render(request, "scoring/pool_reusability.html", context, status=400)
     job = selectors.reusability_job(pool, measure)
-    if request.method == "POST":
-        if job is None or job.state == Job.FAILED:
-            jobs.reusability_start(pool=pool, measure=measure, user=request.user)
+    if request.method == "POST":  # starts one unless a job is at it or done with it
+        jobs.reusability_start(pool=pool, measure=measure, user=request.user)
         return redirect(f"{request.path}?measure={measure}")
     context["job"] = job
     if job is not None and job.state == Job.DONE:

@@ -56,6 +56,7 @@ from scoring.measures.params import ParamError
 from scoring.measures.rankings import EvalOptions
 from scoring.sample_eval import evaluate_sample
 from scoring.stability import Spread, Stability
+from workbench.jobs import job_latest
 from workbench.models import Job
 
 TIE_RULE = "score descending, then docno descending (byte order); the rank column is ignored"
@@ -410,13 +411,31 @@ def scoring_cells(pool: Pool) -> int:
 
 
 def scores_in_request(pool: Pool) -> bool:
-    """Whether the scores page scores here or in a job (WORKBENCH_SYNC_SCORING_CELLS)."""
+    """Whether a page scores the campaign's runs here or in a job
+    (WORKBENCH_SYNC_SCORING_CELLS)."""
     return scoring_cells(pool) <= settings.WORKBENCH_SYNC_SCORING_CELLS
+
+
+def runs_in_request(pool: Pool) -> int:
+    """How many runs a picture scores while you wait (the precision-recall curves):
+    as many as WORKBENCH_SYNC_SCORING_CELLS allows over the campaign's topics, one
+    at least. Every run, in a pool small enough to be scored in the request."""
+    topics = max(1, pool.campaign.topics.count())
+    return max(1, settings.WORKBENCH_SYNC_SCORING_CELLS // topics)
 
 
 def scores_version(pool: Pool, measures: list[str]) -> str:
     """What a stored scoring was computed from: the labels' state and the measures."""
     return f"{_state_version(pool)}:{' '.join(measures)}"
+
+
+def trec_measures(measures: list[str]) -> list[RequestedMeasure]:
+    """The measures of trec_eval `-m` arguments; ScoringError for one it does not know
+    (cheap: a page says so before it starts a job)."""
+    try:
+        return TREC.select(measures)
+    except (MeasureError, ParamError) as error:
+        raise ScoringError(str(error)) from None
 
 
 def pool_scores(
@@ -437,17 +456,17 @@ def pool_scores_report(
     measures: list[str] | None = None,
     per_topic: bool = False,
     runs: Sequence[Run] | None = None,
+    progress: Any = None,
 ) -> PoolScores:
     """`pool_scores`, with the topics the means are over and those left out; of
-    `runs` only (a team's), when given: a run's scores do not depend on the others'."""
+    `runs` only (a team's), when given: a run's scores do not depend on the others'.
+    `progress` (a job's JobProgress) advances by one per run read, and one for
+    the scoring."""
     state = pool_state(pool)
     if state.labels.empty:
         raise NothingJudged("nothing is judged in this pool yet")
-    try:
-        requested = TREC.select(list(measures or DEFAULT_MEASURES))
-    except (MeasureError, ParamError) as error:
-        raise ScoringError(str(error)) from None
-    tagged = _campaign_runs(pool, runs)
+    requested = trec_measures(list(measures or DEFAULT_MEASURES))
+    tagged = _campaign_runs(pool, runs, progress)
     tables = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
     frames = [evaluate(qrels, tables, requested, POOL_EVAL_OPTIONS).to_frame()]
@@ -460,6 +479,8 @@ def pool_scores_report(
     scores = pd.concat(frames, ignore_index=True).drop(columns="run")
     if not per_topic:
         scores = scores[scores["query_id"] == "all"]
+    if progress is not None:
+        progress.advance()
     judged = sorted(set(qrels["query_id"]), key=topic_sort_key)
     campaign_topics = pool.campaign.topics.values_list("topic_id", flat=True)
     missing = {}
@@ -474,10 +495,29 @@ def pool_scores_report(
     )
 
 
-def _campaign_runs(pool: Pool, runs: Sequence[Run] | None = None) -> list[tuple[str, Any]]:
-    """(tag, ranked table) of every run of the pool's campaign (or of `runs`), by tag."""
-    chosen = pool.campaign.runs.order_by("tag") if runs is None else sorted(runs, key=_tag)
-    return [(run.tag, read_run_cache(run.cache_file.path)) for run in chosen]
+def _campaign_runs(
+    pool: Pool, runs: Sequence[Run] | None = None, progress: Any = None
+) -> list[tuple[str, Any]]:
+    """(tag, ranked table) of every run of the pool's campaign (or of `runs`), by tag;
+    `progress` expects one step per run and one more (the caller's)."""
+    chosen = list(pool.campaign.runs.order_by("tag")) if runs is None else sorted(runs, key=_tag)
+    if progress is not None:
+        progress(done=0, total=len(chosen) + 1)
+    tagged = []
+    for run in chosen:
+        tagged.append((run.tag, read_run_cache(run.cache_file.path)))
+        if progress is not None:
+            progress.advance()
+    return tagged
+
+
+def _runs_tagged(pool: Pool, tags: Sequence[str]) -> list[Run]:
+    """The campaign's runs of these tags; ScoringError naming any it has not."""
+    runs = list(pool.campaign.runs.filter(tag__in=tags))
+    unknown = sorted(set(tags) - {run.tag for run in runs})
+    if unknown:
+        raise ScoringError(f"no run {', '.join(unknown)} in this campaign")
+    return runs
 
 
 def _tag(run: Run) -> str:
@@ -557,17 +597,40 @@ def _ranking_stability(pool: Pool, measure: str, steps: int, state_time: str) ->
 RECALL_LEVELS = tuple(level / 10 for level in range(11))
 
 
-def pool_score_table(*, pool: Pool, measure: str) -> ScoreTable:
+# The job kind that scores a large pool's leaderboard (`scoring.jobs.pool_leaderboard`).
+LEADERBOARD_JOB = "scoring.jobs.pool_leaderboard"
+
+
+def leaderboard_job(pool: Pool, measure: str) -> dict[str, Any]:
+    """The kind, params and title of the job scoring a large pool's leaderboard. The
+    params hold the labels' state its table is scored from (a new judgment calls
+    for a new table): the page, its pictures and the API find it again by them."""
+    return {
+        "kind": LEADERBOARD_JOB,
+        "params": {"pool": pool.pk, "measure": measure, "version": scores_version(pool, [measure])},
+        "title": f"Leaderboard of pool {pool.pk} ({measure})",
+    }
+
+
+def pool_score_table(*, pool: Pool, measure: str, progress: Any = None) -> ScoreTable:
     """One measure's per-topic values of every run against the pool's final labels
-    (as `pool_scores`: -c, so every run has every judged topic); kept in the
-    cache until the labels change, for the page and each of its pictures."""
+    (as `pool_scores`: -c, so every run has every judged topic): what a leaderboard
+    and its pictures rest on. The request's is kept in the cache until the labels
+    change, for the page and each of its pictures; a job's (`progress` given) is
+    kept in the job's result instead."""
+    if progress is not None:
+        return _pool_score_table(pool, measure, progress)
     key = f"score-table:{pool.pk}:{scores_version(pool, [measure])}"
     table = cache.get(key)
     if table is None:
-        report = pool_scores_report(pool=pool, measures=[measure], per_topic=True)
-        table = _score_table(report, measure)
+        table = _pool_score_table(pool, measure)
         cache.set(key, table, timeout=3600)
     return table
+
+
+def _pool_score_table(pool: Pool, measure: str, progress: Any = None) -> ScoreTable:
+    report = pool_scores_report(pool=pool, measures=[measure], per_topic=True, progress=progress)
+    return _score_table(report, measure)
 
 
 def _score_table(report: PoolScores, measure: str) -> ScoreTable:
@@ -591,20 +654,30 @@ def pool_leaderboard(
 ) -> tuple[Leaderboard, ScoreTable]:
     """The leaderboard of the pool's runs by one measure, and the values it rests on."""
     table = pool_score_table(pool=pool, measure=measure)
+    return leaderboard_of(table, options), table
+
+
+def leaderboard_of(table: ScoreTable, options: LeaderboardOptions) -> Leaderboard:
+    """The statistics of a score table (scored here or stored by a job): cheap next
+    to scoring, so they are worked out on each request, with its test and alpha."""
     try:
-        return build_leaderboard(table, options), table
+        return build_leaderboard(table, options)
     except LeaderboardError as error:
         raise ScoringError(str(error)) from None
 
 
 def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[float]]:
     """Interpolated precision at the 11 recall levels, averaged over the judged
-    topics (trec_eval's iprec_at_recall), for each chosen run."""
-    report = pool_scores_report(pool=pool, measures=["iprec_at_recall"])
-    scores = report.scores
-    unknown = sorted(set(runs) - set(scores["run_id"]))
-    if unknown:
-        raise ScoringError(f"no run {', '.join(unknown)} in this campaign")
+    topics (trec_eval's iprec_at_recall), for each chosen run; only those are
+    scored (a run's scores do not depend on the others')."""
+    most = runs_in_request(pool)
+    if len(runs) > most:
+        raise ScoringError(
+            f"{len(runs)} runs are more than a picture of this pool scores while you wait: "
+            f"choose at most {most}"
+        )
+    chosen = _runs_tagged(pool, runs)
+    scores = pool_scores_report(pool=pool, measures=["iprec_at_recall"], runs=chosen).scores
     curves = {}
     for run in runs:
         mine = scores[scores["run_id"] == run].set_index("measure")["value"]
@@ -664,8 +737,7 @@ def reusability_params(pool: Pool, measure: str) -> dict[str, Any]:
 def reusability_job(pool: Pool, measure: str) -> Job | None:
     """The newest job reporting on the pool's current labels with this measure (a
     failed one too: its error says why), or None."""
-    jobs = Job.objects.filter(kind=REUSABILITY_JOB, params=reusability_params(pool, measure))
-    return jobs.order_by("-created_at").first()
+    return job_latest(kind=REUSABILITY_JOB, params=reusability_params(pool, measure))
 
 
 def pool_reusability(*, pool: Pool, measure: str = "map", progress: Any = None) -> Reusability:
@@ -725,6 +797,12 @@ def reusability_refusal(pool: Pool) -> None:
         )
     if not pool.runs.exists():
         raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
+    refuse_unjudged(pool)
+
+
+def refuse_unjudged(pool: Pool) -> None:
+    """NothingJudged for a pool none of whose documents is judged yet; cheap (one
+    query), so that a page says so rather than start a job that would fail."""
     if not pool.entries.filter(topic__judgments__docno=F("docno")).exists():
         raise NothingJudged("nothing is judged in this pool yet")
 
@@ -739,10 +817,7 @@ def pool_precision_recall_on_topic(
     if topic_labels.empty:
         raise ScoringError(f"topic {topic!r} has no final label in this pool")
     relevant = set(topic_labels.loc[topic_labels["relevance"] >= 1, "doc_id"])
-    tables = dict(_campaign_runs(pool))
-    unknown = sorted(set(runs) - set(tables))
-    if unknown:
-        raise ScoringError(f"no run {', '.join(unknown)} in this campaign")
+    tables = dict(_campaign_runs(pool, _runs_tagged(pool, runs)))  # those chosen only
     curves = {}
     for run in runs:
         table = tables[run]

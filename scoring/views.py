@@ -10,14 +10,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling.selectors import pool_or_404
-from scoring import selectors
+from scoring import background, selectors
 from scoring.exports import ExportError
 from scoring.forms import BundleForm, StabilityForm
 from scoring.measures.catalog import TREC, MeasureError
 from scoring.measures.params import ParamError
 from workbench.http import attachment
 from workbench.jobs import job_start
-from workbench.models import Job
 from workbench.roles import organiser_required
 
 SCORES_JOB = "scoring.jobs.pool_scores"
@@ -138,37 +137,23 @@ def _scores_or_job(
     request: HttpRequest, pool: Any, measures: list[str], context: dict[str, Any]
 ) -> selectors.PoolScores | None:
     """The scores, computed here when the work is small; else those of a finished job
-    for the same labels and measures, or None while one runs (`context["job"]`)."""
+    for the same labels and measures, or None while there is none (`background`)."""
     if selectors.scores_in_request(pool):
         return selectors.pool_scores_report(pool=pool, measures=measures)
-    try:
-        TREC.select(measures)  # a bad measure is the request's error, not a failed job
-    except (MeasureError, ParamError) as error:
-        raise selectors.ScoringError(str(error)) from None
-    params = {
-        "pool": pool.pk,
-        "measures": measures,
-        "version": selectors.scores_version(pool, measures),
-    }
-    job = (
-        Job.objects.filter(kind=SCORES_JOB, params=params)
-        .exclude(state=Job.FAILED)
-        .order_by("-created_at")
-        .first()
+    selectors.trec_measures(measures)  # a bad measure is the request's error, not a failed job
+    result = background.job_result(
+        request,
+        pool=pool,
+        kind=SCORES_JOB,
+        params={
+            "pool": pool.pk,
+            "measures": measures,
+            "version": selectors.scores_version(pool, measures),
+        },
+        title=f"Scores of pool {pool.pk} ({' '.join(measures)})",
+        context=context,
     )
-    if job is None and request.method == "POST":
-        job = job_start(
-            kind=SCORES_JOB,
-            title=f"Scores of pool {pool.pk} ({' '.join(measures)})",
-            params=params,
-            campaign=pool.campaign,
-            created_by=request.user,
-        )
-    if job is not None and job.state == Job.DONE:
-        return selectors.PoolScores.from_dict(job.result["scores"])
-    context["job"] = job  # None: the page offers to start one (no writes on GET)
-    context["cells"] = selectors.scoring_cells(pool)
-    return None
+    return None if result is None else selectors.PoolScores.from_dict(result["scores"])
 
 
 def _in_requested_order(columns: list[str], measures: list[str]) -> list[str]:

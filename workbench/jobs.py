@@ -84,6 +84,43 @@ def job_start(
     return job
 
 
+def job_latest(*, kind: str, params: dict[str, Any]) -> Job | None:
+    """The newest job of `kind` on exactly `params`, whatever its state (a failed
+    one's error says why there is no result): how a page finds "its" job again."""
+    return Job.objects.filter(kind=kind, params=params).order_by("-created_at", "-id").first()
+
+
+def job_start_once(
+    *, kind: str, title: str, params: dict[str, Any], campaign: Any = None, created_by: Any = None
+) -> Job:
+    """The job already at (or done with) this work, else a new one: a second click
+    queues nothing, and a failure can be tried again."""
+    job = job_latest(kind=kind, params=params)
+    if job is not None and job.state != Job.FAILED:
+        return job
+    return job_start(
+        kind=kind, title=title, params=params, campaign=campaign, created_by=created_by
+    )
+
+
+def job_superseded(
+    *, kind: str, params: dict[str, Any], campaign: Any, key: str = "version"
+) -> Job | None:
+    """The newest finished job of the same work on an earlier state: params equal but
+    for `params[key]` (the labels' version, say), so that a page can say what it
+    showed is out of date. Compared here, not in SQL: a campaign has few such jobs,
+    and JSON lists compare alike on every database this way."""
+    same = {name: value for name, value in params.items() if name != key}
+    done = Job.objects.filter(kind=kind, campaign=campaign, state=Job.DONE)
+    for job in done.order_by("-created_at", "-id").only(
+        "params", "title", "created_at", "finished_at"
+    ):
+        rest = {name: value for name, value in job.params.items() if name != key}
+        if rest == same and job.params.get(key) != params.get(key):
+            return job
+    return None
+
+
 @task()
 def run_job(job_id: int) -> None:
     """The task the worker runs: the job's kind, with its progress, result or error."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,24 @@ class ScoreTable:
         values = np.full((len(evaluation.run_tags), len(evaluation.topics)), np.nan)
         values[evaluation.group_run, evaluation.group_topic] = measured.per_topic[:, 0]
         return cls(measured.requested.names[0], evaluation.run_tags, evaluation.topics, values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (a job's result; `from_dict` reads it back): NaN as null, since
+        JSON has no NaN; the floats come back exactly (JSON writes their repr)."""
+        values = [[None if np.isnan(v) else float(v) for v in row] for row in self.values]
+        return {
+            "measure": self.measure,
+            "runs": list(self.runs),
+            "topics": list(self.topics),
+            "values": values,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScoreTable:
+        values = np.array(data["values"], dtype=np.float64).reshape(
+            len(data["runs"]), len(data["topics"])
+        )  # None -> NaN; reshaped so that no run or no topic keeps its 2 axes
+        return cls(data["measure"], tuple(data["runs"]), tuple(data["topics"]), values)
 
 
 @dataclass(frozen=True)

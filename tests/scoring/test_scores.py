@@ -453,7 +453,9 @@ def test_a_large_scoring_runs_as_a_job_and_the_page_shows_its_table(
     assert started.status_code == 302
     job = Job.objects.get()
     assert job.state == Job.DONE
+    assert (job.done, job.total) == (9, 9)  # progress: each of 8 runs read, then scored
     page = organiser_client.get(url, query).content.decode()
+    assert "Scored in the background by" in page
     settings.WORKBENCH_SYNC_SCORING_CELLS = 10**9
     direct = organiser_client.get(url, query).content.decode()
     table = re.compile(r"<tbody>.*?</tbody>", re.S)
@@ -470,7 +472,35 @@ def test_a_large_scoring_runs_as_a_job_and_the_page_shows_its_table(
         relevance=1 - min(judgment.relevance, 1),
         aspects={"effectiveness": 1, "credibility": 1},
     )
-    assert "it runs in the background" in organiser_client.get(url, query).content.decode()
+    stale = organiser_client.get(url, query).content.decode()
+    assert "it runs in the background" in stale
+    assert "data-superseded" in stale  # says the stored table is out of date
+    assert reverse("job_detail", args=[job.pk]) in stale
+
+
+def test_a_failed_scoring_job_says_why_and_offers_another(
+    organiser_client, pool, settings, django_capture_on_commit_callbacks
+):
+    from scoring.views import SCORES_JOB
+    from workbench.models import Job
+
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 1
+    measures = ["map"]
+    params = {
+        "pool": pool.pk,
+        "measures": measures,
+        "version": selectors.scores_version(pool, measures),
+    }
+    Job.objects.create(
+        kind=SCORES_JOB, title="t", params=params, state=Job.FAILED, error="it broke"
+    )
+    url = reverse("scoring:pool_scores", args=[pool.pk]) + "?measures=map"
+    page = organiser_client.get(url).content.decode()
+    assert "The last attempt failed: it broke" in page
+    assert "Score them" in page  # not polling a job that will never finish
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(url)
+    assert Job.objects.filter(state=Job.DONE).count() == 1
 
 
 def test_a_bad_measure_is_said_before_any_job(organiser_client, pool, settings):

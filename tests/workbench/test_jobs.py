@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from pooling.models import Pool
 from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_run
-from workbench.jobs import job_start
+from workbench.jobs import job_latest, job_start, job_start_once, job_superseded
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +88,43 @@ def test_an_unexpected_error_fails_the_job_and_the_task(django_capture_on_commit
     assert job.state == "failed"
     assert job.error == "unexpected error: KeyError: 'bug'"
     assert "KeyError" in job.log
+
+
+def test_a_page_finds_its_job_again_and_starts_one_only_when_needed(
+    django_capture_on_commit_callbacks,
+):
+    kind = "tests.workbench.test_jobs.counting_job"
+    params = {"n": 1, "version": "v1"}
+    assert job_latest(kind=kind, params=params) is None
+    with django_capture_on_commit_callbacks(execute=True):
+        first = job_start_once(kind=kind, title="t", params=params)
+        again = job_start_once(kind=kind, title="t", params=params)
+    assert again == first  # a second click queues nothing
+    assert job_latest(kind=kind, params=params) == first
+    assert job_latest(kind=kind, params={"n": 1, "version": "v2"}) is None
+    refused = "tests.workbench.test_jobs.refusing_job"
+    with django_capture_on_commit_callbacks(execute=True):
+        failed = job_start_once(kind=refused, title="t", params={})
+    assert Job.objects.get(pk=failed.pk).state == Job.FAILED
+    with django_capture_on_commit_callbacks(execute=True):
+        retried = job_start_once(kind=refused, title="t", params={})
+    assert retried != failed  # a failure can be tried again
+    assert job_latest(kind=refused, params={}) == retried
+
+
+def test_a_finished_job_on_an_earlier_version_is_superseded(django_capture_on_commit_callbacks):
+    kind = "tests.workbench.test_jobs.counting_job"
+    campaign = make_campaign()
+    with django_capture_on_commit_callbacks(execute=True):
+        old = job_start(kind=kind, title="t", params={"n": 1, "version": "v1"}, campaign=campaign)
+        job_start(kind=kind, title="t", params={"n": 2, "version": "v1"}, campaign=campaign)
+    now = {"n": 1, "version": "v2"}
+    assert job_superseded(kind=kind, params=now, campaign=campaign) == old
+    # Not its own state, not other work, not another campaign's.
+    assert job_superseded(kind=kind, params={"n": 1, "version": "v1"}, campaign=campaign) is None
+    assert job_superseded(kind=kind, params={"n": 3, "version": "v2"}, campaign=campaign) is None
+    other = make_campaign("other")
+    assert job_superseded(kind=kind, params=now, campaign=other) is None
 
 
 def test_a_job_is_queued_only_once_its_transaction_commits(django_capture_on_commit_callbacks):

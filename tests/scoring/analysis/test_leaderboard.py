@@ -138,3 +138,16 @@ def test_the_leaderboard_mean_is_trec_evals_summary(tmp_path):
     board = build_leaderboard(ScoreTable.from_evaluation(evaluation), Options(tests=()))
     summary = dict(zip(evaluation.run_tags, evaluation.measures[0].summary[:, 0], strict=True))
     assert {row.run: row.mean for row in board.runs} == summary
+
+
+def test_a_score_table_comes_back_from_its_json_exactly():
+    import json
+
+    values = [[0.1 + 0.2, NAN, 1 / 3], [0.0, 2.5e-17, 0.7]]
+    table = _table(values, runs=("b", "a"), topics=("10", "2", "covid-1"))
+    back = ScoreTable.from_dict(json.loads(json.dumps(table.to_dict(), allow_nan=False)))
+    assert (back.measure, back.runs, back.topics) == (table.measure, table.runs, table.topics)
+    np.testing.assert_array_equal(back.values, table.values)  # NaN where NaN, bit for bit
+    assert back.values.dtype == np.float64
+    empty = ScoreTable.from_dict(_table(np.empty((0, 2))).to_dict())
+    assert empty.values.shape == (0, 2)

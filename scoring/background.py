@@ -1,0 +1,70 @@
+"""Pool pages whose scoring is too large for a request (more run x topic pairs than
+WORKBENCH_SYNC_SCORING_CELLS): a job scores the pool's current labels, keyed by
+their version, and the page shows what the job stored. The scores page and the
+leaderboard page (and its API) both work this way, through `job_result`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+from pooling.models import Pool
+from scoring import selectors
+from scoring.analysis.leaderboard import ScoreTable
+from workbench.jobs import job_latest, job_start_once, job_superseded
+from workbench.models import Job
+
+
+def job_result(
+    request: HttpRequest,
+    *,
+    pool: Pool,
+    kind: str,
+    params: dict[str, Any],
+    title: str,
+    context: dict[str, Any],
+) -> Any | None:
+    """The result of the finished job on `params` (whose `version` is the current
+    labels'; the caller has checked the rest of the request). Else None, and what
+    the page shows in `context`: `job` (queued, running, or failed with its
+    error; None: nothing started), `superseded` (a finished job on earlier labels,
+    now out of date) and `cells`. A POST starts a job unless one is at it; a GET
+    writes nothing. NothingJudged before any job, for a pool nothing is judged in.
+    Once done, `context["scored_by"]` is the job."""
+    selectors.refuse_unjudged(pool)
+    job = pool_job(request, pool=pool, kind=kind, params=params, title=title)
+    if job is not None and job.state == Job.DONE:
+        context["scored_by"] = job
+        return job.result
+    context["job"] = job
+    context["cells"] = selectors.scoring_cells(pool)
+    if job is None or job.state == Job.FAILED:
+        context["superseded"] = job_superseded(kind=kind, params=params, campaign=pool.campaign)
+    return None
+
+
+def pool_job(
+    request: HttpRequest, *, pool: Pool, kind: str, params: dict[str, Any], title: str
+) -> Job | None:
+    """The newest job on `params` (failed ones too); a POST starts one unless a job
+    is at it or done with it."""
+    if request.method == "POST":
+        return job_start_once(
+            kind=kind, title=title, params=params, campaign=pool.campaign, created_by=request.user
+        )
+    return job_latest(kind=kind, params=params)
+
+
+def leaderboard_table(
+    request: HttpRequest, *, pool: Pool, measure: str, context: dict[str, Any]
+) -> ScoreTable | None:
+    """The measure's per-topic values a pool's leaderboard rests on (the page, its
+    downloads and pictures, the API): scored here for a small pool; for a large
+    one the table a job stored on the current labels, or None (`job_result`)."""
+    if selectors.scores_in_request(pool):
+        return selectors.pool_score_table(pool=pool, measure=measure)
+    selectors.trec_measures([measure])  # the request's mistake, not a failed job
+    spec = selectors.leaderboard_job(pool, measure)
+    result = job_result(request, pool=pool, context=context, **spec)
+    return None if result is None else ScoreTable.from_dict(result["table"])
