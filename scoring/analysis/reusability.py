@@ -253,7 +253,7 @@ def sampled_reusability(
         raise ReusabilityError(f"measure {measure.measure.name!r}: {_INFERRED_ONLY}")
     try:
         if inclusion is not None:
-            qrels = with_inclusion_probabilities(_qrels_frame(qrels), inclusion)
+            qrels = with_inclusion_probabilities(qrels_frame(qrels), inclusion)
         plain = as_plain_qrels(qrels)
         fixed = fixed_inclusion(Judgments(plain, options.relevance_level))
     except ValueError as error:
@@ -313,8 +313,8 @@ def report_measure(name: str, *, sampled: bool) -> RequestedMeasure:
         return SAMPLE_EVAL.select([name])[0]
     if name in INFERRED:
         raise ReusabilityError(
-            f"measure {name!r} is inferred from a sampled pool, and this one is depth-k: "
-            f"name a trec_eval measure (default {DEPTH_DEFAULT})"
+            f"measure {name!r} is inferred from a sampled pool, and this pool samples "
+            f"nothing: name a trec_eval measure (default {DEPTH_DEFAULT})"
         )
     try:
         return one_number(TREC.select([name]), name)
@@ -381,7 +381,7 @@ def _report(
     )
 
 
-def _qrels_frame(qrels: Qrels) -> pd.DataFrame:
+def qrels_frame(qrels: Qrels) -> pd.DataFrame:
     """The qrels as a pandas frame (`with_inclusion_probabilities` takes one)."""
     import pandas as pd
 

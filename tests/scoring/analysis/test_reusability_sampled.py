@@ -150,7 +150,7 @@ def test_measures_and_refusals():
     assert report_measure("infAP", sampled=True).measure.name == "infAP"
     with pytest.raises(ReusabilityError, match="inferred measure, infAP or infNDCG"):
         report_measure("map", sampled=True)
-    with pytest.raises(ReusabilityError, match="this one is depth-k"):
+    with pytest.raises(ReusabilityError, match="this pool samples nothing"):
         report_measure("infAP", sampled=False)
     with pytest.raises(ReusabilityError, match="name one cutoff"):
         report_measure("P", sampled=False)
