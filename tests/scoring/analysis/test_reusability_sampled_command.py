@@ -5,6 +5,7 @@ with the inferred scores its scores page shows."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -218,3 +219,24 @@ def test_a_depth_k_pool_refuses_inferred_measures():
     status, _, err = pool_main("--pool", str(depth.pk), "-m", "infAP")
     assert status == 2
     assert "this pool samples nothing" in err
+
+
+def test_the_docs_state_the_sampled_rule_and_every_option():
+    from pathlib import Path
+
+    from scoring.analysis.reusability_cli import _parser
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "reusability.md").read_text()
+    assert "## Sampled pools" in docs
+    assert "Why fixed probabilities are sound" in docs
+    actions = [action.option_strings for action in _parser()._actions if action.option_strings]
+    assert ["--stratified"] in actions
+    assert ["--inclusion"] in actions
+    # Each option appears in the usage lines, by one of its names.
+    usage = docs.split("\n\n")[1]
+    missing = [
+        names
+        for names in actions
+        if not any(re.search(re.escape(name) + r"(?![\w-])", usage) for name in names)
+    ]
+    assert missing == [["-h", "--help"]]
