@@ -166,7 +166,8 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             "topics": topics,
             "judged_share": judged_share,
             # Leaving runs out says little while most of the pool is unjudged.
-            "reusability_ready": judged_share >= REUSABILITY_READY and spec.is_depth_only,
+            "reusability_ready": judged_share >= REUSABILITY_READY and not spec.source,
+            "samples": selectors.pool_samples(pool),
             "contributions": contributions,
             "overlap": overlap,
             "plots": POOL_PLOTS if runs and not spec.source else {},

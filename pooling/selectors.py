@@ -305,6 +305,14 @@ def topic_specs(pool: Pool) -> dict[str, PoolSpec]:
     return plan
 
 
+def pool_samples(pool: Pool) -> bool:
+    """Whether some topic's plan now (the pool's spec, or its last revision's)
+    samples a stratum: then the pool is scored with sample_eval's inferred
+    measures too, and its reusability report is made with them."""
+    specs = list(topic_specs(pool).values()) or [PoolSpec.from_dict(pool.spec)]
+    return not all(spec.is_depth_only for spec in specs)
+
+
 def unfinished_topics(pool: Pool) -> list[str]:
     """Topics with a document to judge that nobody has judged yet, in topic order."""
     waiting = (

@@ -144,10 +144,19 @@ class PoolSpec:
         """The k for which this topic's pool is a depth-k pool: every document some
         run ranks <= k, and nothing else. None when the topic's pool samples (a
         rate below 1), leaves ranks out (allowed gaps) or holds imported judgments."""
+        depth = self.covered_depth(topic_id)
+        if depth is None or any(s.rate != 1.0 for s in self.strata_for(topic_id)):
+            return None
+        return depth
+
+    def covered_depth(self, topic_id: str) -> int | None:
+        """The deepest rank of this topic's pool when its strata cover every rank
+        from 1 down to it, sampled or not. None when it leaves ranks out (allowed
+        gaps) or holds imported judgments."""
         if self.source:
             return None
         strata = self.strata_for(topic_id)
-        if strata[0].lo != 1 or any(stratum.rate != 1.0 for stratum in strata):
+        if strata[0].lo != 1:
             return None
         if any(after.lo != before.hi + 1 for before, after in itertools.pairwise(strata)):
             return None

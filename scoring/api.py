@@ -283,7 +283,12 @@ class ReusabilityView(APIView):
     """The pool's reusability report (each run left out in turn), made by a job."""
 
     permission_classes = [IsAuthenticated, IsOrganiser]
-    _measure = OpenApiParameter("measure", str, description="a trec_eval measure (default map)")
+    _measure = OpenApiParameter(
+        "measure",
+        str,
+        description="a trec_eval measure (default map); for a sampled pool infAP (the "
+        "default) or infNDCG",
+    )
 
     @extend_schema(
         parameters=[_measure],
@@ -328,9 +333,9 @@ class ReusabilityView(APIView):
         """The pool, the measure, and the newest job on the current labels, or the
         refusal (400 for a measure or pool it cannot be made for, 409 unjudged)."""
         pool = pool_or_404(pool_id)
-        measure = request.query_params.get("measure", "map")
+        measure = request.query_params.get("measure") or selectors.reusability_default_measure(pool)
         try:
-            selectors.reusability_measure(measure)
+            selectors.reusability_measure(measure, pool=pool)
             selectors.reusability_refusal(pool)
         except selectors.NothingJudged as state:
             return pool, measure, Response({"detail": str(state)}, status=409)

@@ -20,10 +20,11 @@ def pool_reusability(request: HttpRequest, pool_id: int) -> HttpResponse:
     """GET shows the report of the current labels (or the job making it); POST
     starts a job when there is none."""
     pool = pool_or_404(pool_id)
-    measure = (request.POST.get("measure") or request.GET.get("measure") or "map").strip()
+    measure = (request.POST.get("measure") or request.GET.get("measure") or "").strip()
+    measure = measure or selectors.reusability_default_measure(pool)
     context: dict[str, Any] = {"pool": pool, "campaign": pool.campaign, "measure": measure}
     try:
-        selectors.reusability_measure(measure)
+        selectors.reusability_measure(measure, pool=pool)
         selectors.reusability_refusal(pool)
     except selectors.NothingJudged as state:
         context["notice"] = f"{str(state).capitalize()}."

@@ -32,7 +32,6 @@ from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec
 from pooling.topic_ids import topic_sort_key
 from scoring import exports, stability
-from scoring.analysis.arguments import one_number
 from scoring.analysis.leaderboard import (
     Leaderboard,
     LeaderboardError,
@@ -45,9 +44,10 @@ from scoring.analysis.reusability import (
     Reusability,
     ReusabilityError,
     ReusabilityInputs,
-    reusability,
+    default_measure,
+    report_measure,
+    reusability_of,
 )
-from scoring.command_line import UsageError
 from scoring.evaluation import evaluate
 from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
 from scoring.measures.base import RequestedMeasure
@@ -470,11 +470,8 @@ def pool_scores_report(
     tables = [table for _, table in tagged]
     qrels = state.labels[["query_id", "doc_id", "relevance"]]
     frames = [evaluate(qrels, tables, requested, POOL_EVAL_OPTIONS).to_frame()]
-    if not PoolSpec.from_dict(pool.spec).is_depth_only:
-        stratified = exports.export_frame(
-            "stratified", labels=state.labels, entries=state.entries, aspects=state.aspects
-        )
-        inferred = evaluate_sample(stratified, tables).to_frame()
+    if pooling_selectors.pool_samples(pool):
+        inferred = evaluate_sample(stratified_qrels(state), tables).to_frame()
         frames.append(inferred[inferred["measure"].isin(INFERRED_MEASURES)])
     scores = pd.concat(frames, ignore_index=True).drop(columns="run")
     if not per_topic:
@@ -492,6 +489,13 @@ def pool_scores_report(
         judged_topics=judged,
         left_out=sorted(set(campaign_topics) - set(judged), key=topic_sort_key),
         missing=missing,
+    )
+
+
+def stratified_qrels(state: PoolState) -> pd.DataFrame:
+    """The pool's stratified qrels (sample_eval's), which its inferred measures score on."""
+    return exports.export_frame(
+        "stratified", labels=state.labels, entries=state.entries, aspects=state.aspects
     )
 
 
@@ -578,11 +582,8 @@ def _ranking_stability(pool: Pool, measure: str, steps: int, state_time: str) ->
     )
     result = stability.ranking_stability(labels, score, measure=measure, steps=steps)
     inferred_measure, inferred = None, {}
-    if not PoolSpec.from_dict(pool.spec).is_depth_only:
-        stratified = exports.export_frame(
-            "stratified", labels=state.labels, entries=state.entries, aspects=state.aspects
-        )
-        frame = evaluate_sample(stratified, runs).to_frame()
+    if pooling_selectors.pool_samples(pool):
+        frame = evaluate_sample(stratified_qrels(state), runs).to_frame()
         inferred_measure = INFERRED_MEASURES[0]
         per_topic = frame[(frame["measure"] == inferred_measure) & (frame["query_id"] != "all")]
         per_topic = per_topic.assign(run_id=[tags[i] for i in per_topic["run"]])
@@ -690,38 +691,63 @@ def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[floa
 
 
 def pool_reusability_inputs(*, pool: Pool) -> ReusabilityInputs:
-    """What `scoring.analysis.reusability` needs for a stored pool: its final labels
-    as qrels, the runs it was built from (late additions too), the depth each
-    judged topic is pooled to now (the spec of its last revision), and the
-    scoring options of `pool_scores`. Raises ScoringError for a pool that is not
-    depth-k (sampled strata, gaps, imported judgments) or has no runs."""
+    """What `scoring.analysis.reusability` needs for a stored pool: the runs it was
+    built from (late additions too), the scoring options of `pool_scores`, the
+    teams, and
+
+    - a depth-k pool: its final labels as qrels, and the depth each judged
+      topic is pooled to now (the spec of its last revision);
+    - a sampled pool (`pooling.selectors.pool_samples`): the stratified qrels its scores page
+      scores infAP on, and the deepest rank each topic samples now.
+
+    Raises ScoringError for a pool it cannot be made for (`reusability_depths`),
+    NothingJudged before any final label."""
     labels = judging_selectors.final_labels(pool)
     if labels.empty:
         raise NothingJudged("nothing is judged in this pool yet")
-    specs = pooling_selectors.topic_specs(pool)
-    depth = {}
-    for topic in sorted(set(labels["query_id"]), key=topic_sort_key):
-        spec = specs.get(topic, PoolSpec.from_dict(pool.spec))
-        full = spec.full_depth(topic)
-        if full is None and spec.source:
-            raise ScoringError(
-                f"pool {pool.pk} holds judgments imported from {spec.source}, not a pool "
-                "of runs: there is nothing to leave out"
-            )
-        if full is None:
-            strata = " ".join(str(stratum) for stratum in spec.strata_for(topic))
-            raise ScoringError(
-                f"topic {topic} of pool {pool.pk} is not a depth-k pool ({strata}): leaving "
-                "runs out of a sampled pool needs inferred measures, not done here"
-            )
-        depth[topic] = full
+    sampled, depths = reusability_depths(pool)
     runs = [read_run_cache(run.cache_file.path) for run in pool.runs.order_by("tag")]
     if not runs:
         raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
-    qrels = labels[["query_id", "doc_id", "relevance"]]
+    if sampled:  # as pool_scores reads it, so that the full scores are the same
+        qrels = stratified_qrels(pool_state(pool))
+    else:
+        qrels = labels[["query_id", "doc_id", "relevance"]]
+    topics = sorted(set(qrels["query_id"]), key=topic_sort_key)
     return ReusabilityInputs(
-        qrels=qrels, runs=runs, depth=depth, options=POOL_EVAL_OPTIONS, groups=pool_run_teams(pool)
+        qrels=qrels,
+        runs=runs,
+        depth={topic: depths[topic] for topic in topics if topic in depths},
+        options=POOL_EVAL_OPTIONS,
+        groups=pool_run_teams(pool),
+        sampled=sampled,
     )
+
+
+def reusability_depths(pool: Pool) -> tuple[bool, dict[str, int]]:
+    """Whether the pool is sampled, and each topic's depth now: for a depth-k pool
+    its k (`PoolSpec.full_depth`), for a sampled one the deepest rank its strata
+    reach (`covered_depth`): a run's contribution is what it ranks down to there.
+    Raises ScoringError for imported judgments, and for ranks left out between
+    strata (gaps), where a run's top ranks are not what it brought to the pool."""
+    spec = PoolSpec.from_dict(pool.spec)
+    if spec.source:
+        raise ScoringError(
+            f"pool {pool.pk} holds judgments imported from {spec.source}, not a pool of "
+            "runs: there is nothing to leave out"
+        )
+    sampled = pooling_selectors.pool_samples(pool)
+    depths = {}
+    for topic, plan in pooling_selectors.topic_specs(pool).items():
+        depth = plan.covered_depth(topic) if sampled else plan.full_depth(topic)
+        if depth is None:
+            strata = " ".join(str(stratum) for stratum in plan.strata_for(topic))
+            raise ScoringError(
+                f"topic {topic} of pool {pool.pk} leaves ranks out ({strata}): a run's top "
+                "ranks are not what it brought to the pool, so it cannot be left out"
+            )
+        depths[topic] = depth
+    return sampled, depths
 
 
 # The job kind that makes reports (`scoring.jobs.pool_reusability`).
@@ -740,23 +766,23 @@ def reusability_job(pool: Pool, measure: str) -> Job | None:
     return job_latest(kind=REUSABILITY_JOB, params=reusability_params(pool, measure))
 
 
-def pool_reusability(*, pool: Pool, measure: str = "map", progress: Any = None) -> Reusability:
+def pool_reusability(
+    *, pool: Pool, measure: str | None = None, progress: Any = None
+) -> Reusability:
     """`scoring.analysis.reusability` on the pool: each of its runs left out in turn
-    (`pool_reusability_inputs` says which pools can be). `progress` (a job's
-    JobProgress) advances by one per run left out."""
-    requested = reusability_measure(measure)
+    (`pool_reusability_inputs` says which pools can be), with `measure` (default
+    `reusability_default_measure`). `progress` (a job's JobProgress) advances
+    by one per run left out."""
     inputs = pool_reusability_inputs(pool=pool)
+    requested = _report_measure(measure or inputs.default_measure, sampled=inputs.sampled)
     groups = inputs.groups
     if progress is not None:
         progress(done=0, total=len(inputs.runs) + len(set((groups or {}).values())))
     try:
-        return reusability(
-            inputs.qrels,
-            inputs.runs,
-            depth=inputs.depth,
-            measure=requested,
+        return reusability_of(
+            inputs,
+            requested,
             groups=groups,
-            options=inputs.options,
             progress=progress.advance if progress is not None else None,
         )
     except ReusabilityError as error:
@@ -772,29 +798,28 @@ def pool_run_teams(pool: Pool) -> dict[str, str] | None:
     return {run.tag: run.team.name if run.team else f"(run {run.tag})" for run in runs}
 
 
-def reusability_measure(measure: str) -> RequestedMeasure:
-    """The one per-topic number a reusability report is about; ScoringError otherwise."""
+def reusability_default_measure(pool: Pool) -> str:
+    """infAP for a sampled pool, map for a depth-k one."""
+    return default_measure(sampled=pooling_selectors.pool_samples(pool))
+
+
+def reusability_measure(measure: str, *, pool: Pool) -> RequestedMeasure:
+    """The one per-topic number a report on this pool can be about (an inferred
+    measure for a sampled pool, a trec_eval one otherwise); ScoringError otherwise."""
+    return _report_measure(measure, sampled=pooling_selectors.pool_samples(pool))
+
+
+def _report_measure(measure: str, *, sampled: bool) -> RequestedMeasure:
     try:
-        return one_number(TREC.select([measure]), measure)
-    except (MeasureError, ParamError, UsageError) as error:
+        return report_measure(measure, sampled=sampled)
+    except ReusabilityError as error:
         raise ScoringError(str(error)) from None
 
 
 def reusability_refusal(pool: Pool) -> None:
     """Raise (NothingJudged, or ScoringError saying why) for a pool whose runs cannot
-    be left out, before a job is started; cheap, from the spec and one count."""
-    spec = PoolSpec.from_dict(pool.spec)
-    if spec.source:
-        raise ScoringError(
-            f"pool {pool.pk} holds judgments imported from {spec.source}, not a pool of "
-            "runs: there is nothing to leave out"
-        )
-    specs = [spec, *pooling_selectors.topic_specs(pool).values()]
-    if not all(s.is_depth_only for s in specs):
-        raise ScoringError(
-            f"pool {pool.pk} samples some ranks: leaving runs out of a sampled pool needs "
-            "inferred measures, not done here"
-        )
+    be left out, before a job is started; cheap, from the specs and two counts."""
+    reusability_depths(pool)
     if not pool.runs.exists():
         raise ScoringError(f"pool {pool.pk} was built from no runs: there is nothing to leave out")
     refuse_unjudged(pool)

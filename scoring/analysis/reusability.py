@@ -2,6 +2,8 @@
 with these qrels? Leave-one-out over the runs that built the pool. Pure core.
 
     report = reusability(qrels, runs, depth=100, measure=TREC.select(["map"])[0])
+    report = sampled_reusability(stratified, runs, depth=200, measure=report_measure(
+        "infAP", sampled=True))
 
 The pool was built from the documents each run ranks within the top `depth`
 of a topic (ranked by the decided rule, `pooling.ranking_rule`, as the pooler
@@ -17,12 +19,22 @@ runs: Kendall's tau and tau_AP between the ranking with every judgment and
 the leave-out ranking (each run scored without its own contribution), and
 each run's share of its top k judged for k in JUDGED_AT.
 
-Who pooled each judged (topic, docno) is worked out once, from one ranking of
-every run; each leave-out then scores only its own runs, on the qrels minus
-its rows (`scoring.evaluation.evaluate`, so any trec_eval measure works).
+A sampled (stratified) pool is left out the same way, scored with an inferred
+measure (infAP, infNDCG, `scoring.measures.inferred`) and bpref, without -J:
+a document only the unit pooled leaves the pool whether it was sampled or
+not, and every other keeps the inclusion probability of the whole pool
+(`scoring.measures.sampling.fixed_inclusion`). The one difference from a
+depth-k pool in who pooled what is that unsampled rows (label -1) count as
+pooled (`_Pool`).
+
+Who pooled each qrels row is worked out once, from one ranking of every run;
+each leave-out then scores only its own runs, on the qrels minus its rows
+(`scoring.evaluation.evaluate`, so any trec_eval measure works).
 
 Frames as `scoring.evaluation`: qrels with query_id, doc_id, relevance (and
-maybe more numeric columns); runs with query_id, doc_id, score, run_id.
+maybe more numeric columns: stratum for a sampled pool); runs with query_id,
+doc_id, score, run_id. An inclusion frame as
+`scoring.measures.sampling.with_inclusion_probabilities` takes it.
 """
 
 from __future__ import annotations
@@ -30,19 +42,30 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scoring.analysis.arguments import one_number
 from scoring.analysis.correlation import kendall_tau, tau_ap
 from scoring.analysis.ranks import ranks
+from scoring.command_line import UsageError
 from scoring.evaluation import evaluate
 from scoring.measures.base import RequestedMeasure
-from scoring.measures.catalog import TREC
+from scoring.measures.catalog import SAMPLE_EVAL, TREC, MeasureError
 from scoring.measures.columns import Coded, PlainQrels, Qrels, Run, qrels_columns, run_tag
+from scoring.measures.params import ParamError
 from scoring.measures.rankings import EvalOptions, JudgedRankings, Judgments, rank_and_judge
+from scoring.measures.sampling import fixed_inclusion, with_inclusion_probabilities
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 JUDGED_AT = (10, 100, 1000)
 BPREF = "bpref"
+# What a sampled pool is scored with (sample_eval's), the first by default.
+INFERRED = ("infAP", "infNDCG")
+DEPTH_DEFAULT = "map"
 
 type Depth = int | Mapping[str, int]
 
@@ -60,13 +83,21 @@ class ReusabilityError(ValueError):
 class ReusabilityInputs:
     """What a report is made from, however it was read (files, or a stored pool):
     the arguments of `reusability` but the measure; groups: those the source
-    knows (a stored pool's teams), None when it knows none."""
+    knows (a stored pool's teams), None when it knows none. sampled: a
+    stratified pool (`sampled_reusability`: qrels with a stratum column,
+    depth the deepest rank sampled, inclusion the probabilities if given)."""
 
     qrels: Qrels
     runs: Sequence[Run]
     depth: Depth
     options: EvalOptions
     groups: Mapping[str, str] | None = None
+    sampled: bool = False
+    inclusion: pd.DataFrame | None = None
+
+    @property
+    def default_measure(self) -> str:
+        return default_measure(sampled=self.sampled)
 
 
 @dataclass(frozen=True)
@@ -124,8 +155,10 @@ class LeaveOut:
     """Each unit (a run, or a group of runs) left out in turn.
 
     names: the units; unit_of_run: each run's unit (an index into names).
-    removed, removed_relevant: per unit, the judged (topic, docno) pairs only
-    it pooled, and how many of them are relevant (at the relevance level).
+    removed, removed_relevant: per unit, the qrels rows only it pooled (in a
+    depth-k pool only judged ones: see `_Pool`), and how many of them are
+    relevant (at the relevance level). removed_judged: how many of them are
+    judged (all, in a depth-k pool).
     judged_without: k -> each run's share of its top k judged once its
     unit's pairs are taken out (see `Reusability.judged`).
     """
@@ -135,6 +168,7 @@ class LeaveOut:
     unit_of_run: np.ndarray
     removed: np.ndarray
     removed_relevant: np.ndarray
+    removed_judged: np.ndarray
     measures: tuple[MeasureScores, ...]
     judged_without: dict[int, np.ndarray]
 
@@ -145,18 +179,22 @@ class LeaveOut:
 @dataclass(frozen=True)
 class Reusability:
     """runs: the tags, in the order given; topics: the qrels topics.
-    pooled: the judged (topic, docno) pairs some run pooled; judged: k -> each
-    run's share of its top k documents judged (mean over its topics in the
-    qrels; a topic with fewer than k documents counts those it has)."""
+    pooled: the qrels rows some run pooled (judged ones only, unless sampled);
+    pooled_judged: the judged ones among them; judged: k -> each run's share of
+    its top k documents judged (mean over its topics in the qrels; a topic with
+    fewer than k documents counts those it has). sampled: a stratified pool,
+    scored with an inferred measure and bpref, without -J."""
 
     measure: str
     depth: Depth
     runs: tuple[str, ...]
     topics: tuple[str, ...]
     pooled: int
+    pooled_judged: int
     judged: dict[int, np.ndarray]
     by_run: LeaveOut
     by_group: LeaveOut | None
+    sampled: bool = False
 
     @property
     def leave_outs(self) -> tuple[LeaveOut, ...]:
@@ -179,15 +217,134 @@ def reusability(
     and without it. `options` as for `evaluate` (-J is set for the condensed
     variant only); `progress(1)` after each unit."""
     options = replace(options or EvalOptions(), judged_only=False)
+    _check_measure(measure)
+    name = measure.names[0]
+    variants = [_Variant(name, measure, options)]
+    if name != BPREF:
+        variants.append(_Variant(BPREF, TREC.select([BPREF])[0], options))
+    variants.append(_Variant(name, measure, replace(options, judged_only=True)))
+    return _report(
+        as_plain_qrels(qrels), runs, depth, variants, groups, options, progress, sampled=False
+    )
+
+
+def sampled_reusability(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    *,
+    depth: Depth,
+    measure: RequestedMeasure,
+    inclusion: pd.DataFrame | None = None,
+    groups: Mapping[str, str] | None = None,
+    options: EvalOptions | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Reusability:
+    """`reusability` for a stratified pool sampled down to `depth` (per topic: the
+    deepest rank of its last stratum): qrels with a stratum column and label
+    -1 for pooled documents not sampled, as sample_eval reads them; `measure`
+    infAP or infNDCG (`report_measure`). The inclusion probabilities are those
+    of `inclusion` (per stratum or per document, as `evaluate_sample` takes
+    them), else each stratum's sampled share in these qrels; either way they
+    are fixed from the whole pool and kept in every leave-out. The measure is
+    scored as sample_eval scores it (evaluate's defaults), bpref with `options`."""
+    options = replace(options or EvalOptions(), judged_only=False)
+    _check_measure(measure)
+    if measure.measure.name not in INFERRED:
+        raise ReusabilityError(f"measure {measure.measure.name!r}: {_INFERRED_ONLY}")
+    try:
+        if inclusion is not None:
+            qrels = with_inclusion_probabilities(qrels_frame(qrels), inclusion)
+        plain = as_plain_qrels(qrels)
+        fixed = fixed_inclusion(Judgments(plain, options.relevance_level))
+    except ValueError as error:
+        raise ReusabilityError(str(error)) from None
+    plain = PlainQrels(plain.query_id, plain.doc_id, {**plain.columns, **fixed})
+    variants = [
+        _Variant(measure.names[0], measure, EvalOptions()),  # as evaluate_sample scores
+        _Variant(BPREF, TREC.select([BPREF])[0], options),
+    ]
+    return _report(plain, runs, depth, variants, groups, options, progress, sampled=True)
+
+
+def reusability_of(
+    inputs: ReusabilityInputs,
+    measure: RequestedMeasure,
+    *,
+    groups: Mapping[str, str] | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Reusability:
+    """The report of inputs read from files or a stored pool, sampled or not."""
+    if inputs.sampled:
+        return sampled_reusability(
+            inputs.qrels,
+            inputs.runs,
+            depth=inputs.depth,
+            measure=measure,
+            inclusion=inputs.inclusion,
+            groups=groups,
+            options=inputs.options,
+            progress=progress,
+        )
+    return reusability(
+        inputs.qrels,
+        inputs.runs,
+        depth=inputs.depth,
+        measure=measure,
+        groups=groups,
+        options=inputs.options,
+        progress=progress,
+    )
+
+
+_INFERRED_ONLY = f"a sampled pool is scored with an inferred measure, {' or '.join(INFERRED)}"
+
+
+def default_measure(*, sampled: bool) -> str:
+    return INFERRED[0] if sampled else DEPTH_DEFAULT
+
+
+def report_measure(name: str, *, sampled: bool) -> RequestedMeasure:
+    """The one per-topic number a report is about: for a sampled pool infAP or
+    infNDCG (sample_eval's), for a depth-k pool one trec_eval measure (not
+    infAP: on a depth-k pool that is AP). ReusabilityError says why not."""
+    if sampled:
+        if name not in INFERRED:
+            raise ReusabilityError(f"measure {name!r}: {_INFERRED_ONLY}")
+        return SAMPLE_EVAL.select([name])[0]
+    if name in INFERRED:
+        raise ReusabilityError(
+            f"measure {name!r} is inferred from a sampled pool, and this pool samples "
+            f"nothing: name a trec_eval measure (default {DEPTH_DEFAULT})"
+        )
+    try:
+        return one_number(TREC.select([name]), name)
+    except (MeasureError, ParamError, UsageError) as error:
+        raise ReusabilityError(str(error)) from None
+
+
+def _check_measure(measure: RequestedMeasure) -> None:
     if len(measure.names) != 1 or measure.measure.summary is None:
         raise ReusabilityError(f"measure {measure.measure.name!r}: one value with a summary")
+
+
+def _report(
+    qrels: PlainQrels,
+    runs: Sequence[Run],
+    depth: Depth,
+    variants: list[_Variant],
+    groups: Mapping[str, str] | None,
+    options: EvalOptions,
+    progress: Callable[[int], object] | None,
+    *,
+    sampled: bool,
+) -> Reusability:
+    """Who pooled what, once; then each unit left out and scored with `variants`."""
     tags = tuple(run_tag(run) for run in runs)
     for run, tag in enumerate(tags):
         if tag in tags[:run]:
             raise ReusabilityError(f"two runs have the tag {tag!r}", run=run)
     if not runs:
         raise ReusabilityError("no runs")
-    qrels = as_plain_qrels(qrels)
     judgments = Judgments(qrels, options.relevance_level)
     depths = _depth_of_topics(depth, judgments.topics)
     deepest = max(int(depths.max(initial=0)), *JUDGED_AT)
@@ -199,10 +356,9 @@ def reusability(
         raise ReusabilityError(
             f"no topic of run {tags[lacking[0]]!r} is in the qrels", run=int(lacking[0])
         )
-    variants = _variants(measure)
-    scorer = _Scorer(qrels, runs, variants, options)
+    scorer = _Scorer(qrels, runs, variants)
     full = scorer.scores(np.ones(len(judgments.row_label), dtype=bool), np.arange(len(runs)))
-    pool = _Pool(ranked, depths, judgments.row_label >= options.relevance_level)
+    pool = _Pool(ranked, depths, judgments.row_label, options.relevance_level, sampled=sampled)
     unit_kinds = [("run", tags, np.arange(len(runs)))]
     if groups is not None:
         names, unit_of_run = _group_units(tags, groups)
@@ -212,14 +368,32 @@ def reusability(
         for kind, names, unit_of_run in unit_kinds
     ]
     return Reusability(
-        measure=measure.names[0],
+        measure=variants[0].name,
         depth=depth if isinstance(depth, int) else dict(depth),
         runs=tags,
         topics=judgments.topics,
         pooled=pool.pooled,
+        pooled_judged=pool.pooled_judged,
         judged={k: pool.judged_share(k) for k in JUDGED_AT},
         by_run=leave_outs[0],
         by_group=leave_outs[1] if groups is not None else None,
+        sampled=sampled,
+    )
+
+
+def qrels_frame(qrels: Qrels) -> pd.DataFrame:
+    """The qrels as a pandas frame (`with_inclusion_probabilities` takes one)."""
+    import pandas as pd
+
+    if isinstance(qrels, pd.DataFrame):
+        return qrels
+    query_id, doc_id, columns = qrels_columns(qrels)
+    return pd.DataFrame(
+        {
+            "query_id": np.asarray(query_id.values.values, dtype=object)[query_id.codes],
+            "doc_id": np.asarray(doc_id.values.values, dtype=object)[doc_id.codes],
+            **columns,
+        }
     )
 
 
@@ -251,63 +425,71 @@ def qrels_subset(qrels: PlainQrels, keep: np.ndarray) -> PlainQrels:
 
 @dataclass(frozen=True)
 class _Variant:
+    """One measure of the report, and the options it is scored with (-J or not)."""
+
     name: str
     requested: RequestedMeasure
-    judged_only: bool
+    options: EvalOptions
 
-
-def _variants(measure: RequestedMeasure) -> list[_Variant]:
-    """The measure, bpref (unless that is the measure) and the measure with -J."""
-    name = measure.names[0]
-    variants = [_Variant(name, measure, False)]
-    if name != BPREF:
-        variants.append(_Variant(BPREF, TREC.select([BPREF])[0], False))
-    return [*variants, _Variant(name, measure, True)]
+    @property
+    def judged_only(self) -> bool:
+        return self.options.judged_only
 
 
 class _Scorer:
-    """Scores runs on the qrels rows kept: one evaluate without -J, one with."""
+    """Scores runs on the qrels rows kept: one evaluate per set of options."""
 
-    def __init__(
-        self, qrels: PlainQrels, runs: Sequence[Run], variants: list[_Variant], options: EvalOptions
-    ) -> None:
+    def __init__(self, qrels: PlainQrels, runs: Sequence[Run], variants: list[_Variant]) -> None:
         self.qrels, self.runs, self.variants = qrels, runs, variants
-        self.options = options
 
     def scores(self, keep: np.ndarray, runs: np.ndarray) -> list[np.ndarray]:
         """Each variant's summary for `runs` (indices), on the rows of `keep`."""
         qrels = self.qrels if keep.all() else qrels_subset(self.qrels, keep)
         frames = [self.runs[run] for run in runs]
-        result: list[np.ndarray] = []
-        for judged_only in (False, True):
-            chosen = [v for v in self.variants if v.judged_only == judged_only]
-            options = replace(self.options, judged_only=judged_only)
-            evaluation = evaluate(qrels, frames, [v.requested for v in chosen], options)
+        result: list[np.ndarray] = [np.empty(0)] * len(self.variants)
+        for options in dict.fromkeys(variant.options for variant in self.variants):
+            chosen = [i for i, v in enumerate(self.variants) if v.options == options]
+            requested = [self.variants[i].requested for i in chosen]
+            evaluation = evaluate(qrels, frames, requested, options)
             by_name = {values.requested.names[0]: values.summary for values in evaluation.measures}
-            for variant in chosen:
-                summary = by_name[variant.name]
+            for i in chosen:
+                summary = by_name[self.variants[i].name]
                 assert summary is not None  # checked: the measure has a summary
-                result.append(np.asarray(summary[:, 0], dtype=np.float64))
-        # Back in the order of `variants`: those without -J come first there too.
+                result[i] = np.asarray(summary[:, 0], dtype=np.float64)
         return result
 
 
 class _Pool:
-    """Who pooled each judged qrels row: the ranked documents of every run within
-    its topic's depth that the qrels judge (label >= 0), worked out once."""
+    """Who pooled each qrels row: the ranked documents of every run within its
+    topic's depth that the qrels list, worked out once. In a depth-k pool only
+    judged rows (label >= 0) count: a -1 row scores as unjudged whether it is
+    there or not. In a sampled pool every row counts, -1 too: the inferred
+    measures count the pooled documents of each stratum, so a document only
+    the unit pooled must leave the pool, sampled or not."""
 
-    def __init__(self, ranked: JudgedRankings, depths: np.ndarray, relevant: np.ndarray) -> None:
+    def __init__(
+        self,
+        ranked: JudgedRankings,
+        depths: np.ndarray,
+        labels: np.ndarray,
+        relevance_level: int,
+        *,
+        sampled: bool,
+    ) -> None:
         assert ranked.row_judgment is not None
         self.ranked = ranked
-        self.relevant = relevant
-        self.n_rows = len(relevant)
+        self.relevant = labels >= relevance_level
+        self.row_judged = labels >= 0
+        self.n_rows = len(labels)
         self.row_run = ranked.group_run[ranked.row_group]
         self.judged = ranked.row_label >= 0
         within = ranked.row_rank < depths[ranked.group_topic[ranked.row_group]]
-        pooled = within & self.judged
+        pooled = within & (ranked.row_judgment >= 0 if sampled else self.judged)
         self.pooled_row = ranked.row_judgment[pooled]
         self.pooled_run = self.row_run[pooled]
-        self.pooled = int(np.count_nonzero(np.bincount(self.pooled_row, minlength=self.n_rows)))
+        some_run = np.bincount(self.pooled_row, minlength=self.n_rows) > 0
+        self.pooled = int(np.count_nonzero(some_run))
+        self.pooled_judged = int(np.count_nonzero(some_run & self.row_judged))
 
     def sole_unit(self, unit_of_run: np.ndarray, n_units: int) -> np.ndarray:
         """For each qrels row, the one unit whose runs pooled it; -1 where no
@@ -358,6 +540,7 @@ def _leave_out(
     owned = only >= 0
     removed = np.bincount(only[owned], minlength=len(names))
     removed_relevant = np.bincount(only[owned & pool.relevant], minlength=len(names))
+    removed_judged = np.bincount(only[owned & pool.row_judged], minlength=len(names))
     without = [values.copy() for values in full]
     for unit in range(len(names)):
         if removed[unit]:  # else the qrels are the same, and so are the scores
@@ -373,6 +556,7 @@ def _leave_out(
         unit_of_run=unit_of_run,
         removed=removed,
         removed_relevant=removed_relevant,
+        removed_judged=removed_judged,
         measures=tuple(
             _measure_scores(variant, tags, unit_of_run, full_values, without_values)
             for variant, full_values, without_values in zip(variants, full, without, strict=True)

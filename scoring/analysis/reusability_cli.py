@@ -2,10 +2,16 @@
 
     reusability --qrels QRELS --depth K [-m MEASURE] [-c] [--groups FILE]
                 [--format text|json] RUN...
+    reusability --stratified QRELS --depth K [--inclusion FILE] [-m infAP|infNDCG]
+                [-c] [--groups FILE] [--format text|json] RUN...
     reusability --pool ID [-m MEASURE] [--groups FILE] [--format text|json]
 
 Files are read as `trec_eval` reads them (`scoring.command_line.read_inputs`:
-RUN may be files, directories or `-`); K is the depth the pool was built to.
+RUN may be files, directories or `-`); K is the depth the pool was built to,
+or for a sampled pool (`--stratified`: sample_eval's qrels) the deepest rank
+sampled. `--inclusion` is the workbench's inclusion.tsv
+(`scoring.inclusion_file`); without it each stratum's probability is its
+sampled share in the qrels, as sample_eval takes it.
 `--pool ID` reads a stored pool instead, through the `load_pool` the Django
 command passes in (this module imports no Django). The groups file has one
 `run_tag<TAB>group` line per run. `scoring.analysis.reusability` computes,
@@ -22,19 +28,23 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from pooling.problems import InputError, ProblemLog
-from scoring.analysis.arguments import ArgumentParser, one_number
+from scoring.analysis.arguments import ArgumentParser
 from scoring.analysis.reusability import (
+    INFERRED,
     Reusability,
     ReusabilityError,
     ReusabilityInputs,
-    reusability,
+    default_measure,
+    qrels_frame,
+    report_measure,
+    reusability_of,
 )
 from scoring.analysis.reusability_render import FORMATS, write_reusability
 from scoring.command_line import UsageError, guarded, read_inputs, run_file_names
-from scoring.measures.catalog import TREC
+from scoring.measures.base import RequestedMeasure
 from scoring.measures.columns import run_tag
 from scoring.measures.rankings import EvalOptions
-from scoring.qrels import TREC_QRELS
+from scoring.qrels import STRATIFIED_QRELS, TREC_QRELS
 
 PROGRAM = "reusability"
 
@@ -46,12 +56,26 @@ def _parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog=PROGRAM,
         add_help=False,
-        description="Leave each run (and each group of runs) out of a depth-k pool in turn: "
-        "score it without the judged documents only it pooled, and compare the rankings.",
+        description="Leave each run (and each group of runs) out of a depth-k or sampled pool "
+        "in turn: score it without the documents only it pooled, and compare the rankings.",
     )
     parser.add_argument("-h", "--help", action="store_true", help="show this help")
-    parser.add_argument("--qrels", help="the qrels file (trec_eval's format)")
-    parser.add_argument("--depth", type=int, help="the depth the pool was built to")
+    parser.add_argument("--qrels", help="the qrels file of a depth-k pool (trec_eval's format)")
+    parser.add_argument(
+        "--stratified",
+        metavar="QRELS",
+        help="the qrels of a sampled pool (sample_eval's: topic 0 docno stratum rel, "
+        "rel -1 for pooled and not sampled)",
+    )
+    parser.add_argument(
+        "--inclusion",
+        metavar="FILE",
+        help="with --stratified: inclusion.tsv (topic docno stratum probability); "
+        "default: each stratum's sampled share, as sample_eval",
+    )
+    parser.add_argument(
+        "--depth", type=int, help="the depth the pool was built to (sampled: the deepest rank)"
+    )
     parser.add_argument(
         "--pool", type=int, metavar="ID", help="a stored pool: its judgments, runs and depth"
     )
@@ -59,13 +83,17 @@ def _parser() -> ArgumentParser:
         "runs", nargs="*", metavar="RUN", help="run files or directories, - for stdin"
     )
     parser.add_argument(
-        "-m", "--measure", default="map", help="one trec_eval measure (default map)"
+        "-m",
+        "--measure",
+        help=f"one trec_eval measure (default map); sampled: {' or '.join(INFERRED)} "
+        f"(default {INFERRED[0]})",
     )
     parser.add_argument(
         "-c",
         "--complete",
         action="store_true",
-        help="score a qrels topic missing from a run as trec_eval -c does (a pool always is)",
+        help="score a qrels topic missing from a run as trec_eval -c does (a pool always "
+        "is); not the inferred measures, which average as sample_eval does",
     )
     parser.add_argument(
         "--groups", metavar="FILE", help="run_tag<TAB>group lines: leave groups out too"
@@ -102,9 +130,11 @@ def _report(
     stdin: BinaryIO,
     load_pool: PoolLoader | None,
 ) -> Reusability:
-    measure = one_number(TREC.select([arguments.measure]), arguments.measure)
+    if arguments.pool is None:  # a bad measure is named before the files are read
+        _measure(arguments.measure, sampled=bool(arguments.stratified))
     groups = read_groups(arguments.groups) if arguments.groups else None
     inputs, names = _inputs(arguments, stdin, load_pool)
+    measure = _measure(arguments.measure, sampled=inputs.sampled)
     if groups is not None:
         _check_groups(arguments.groups, groups, inputs, names)
     else:  # a stored pool's teams, unless --groups says otherwise
@@ -114,33 +144,44 @@ def _report(
     units = len(inputs.runs) + (len(set(groups.values())) if groups else 0)
     try:
         with tqdm(total=units, desc="leaving out", unit=" units", disable=None, file=stderr) as bar:
-            return reusability(
-                inputs.qrels,
-                inputs.runs,
-                depth=inputs.depth,
-                measure=measure,
-                groups=groups,
-                options=inputs.options,
-                progress=bar.update,
-            )
+            return reusability_of(inputs, measure, groups=groups, progress=bar.update)
     except ReusabilityError as error:
-        where = f"{names[error.run]}: " if error.run is not None else ""
+        if error.run is not None:
+            where = f"{names[error.run]}: "
+        elif arguments.stratified:  # the probabilities: of --inclusion, else of the qrels
+            where = f"{arguments.inclusion or arguments.stratified}: "
+        else:
+            where = ""
         raise UsageError(f"{where}{error}") from None
+
+
+def _measure(name: str | None, *, sampled: bool) -> RequestedMeasure:
+    try:
+        return report_measure(name or default_measure(sampled=sampled), sampled=sampled)
+    except ReusabilityError as error:
+        raise UsageError(str(error)) from None
 
 
 def _inputs(
     arguments: argparse.Namespace, stdin: BinaryIO, load_pool: PoolLoader | None
 ) -> tuple[ReusabilityInputs, list[str]]:
     """The inputs, and a name for each run (its file, or its tag in the pool)."""
+    given = [arguments.qrels, arguments.stratified, arguments.inclusion, arguments.runs]
     if arguments.pool is not None:
-        if arguments.qrels or arguments.runs or arguments.depth is not None:
+        if any(given) or arguments.depth is not None:
             raise UsageError("--pool reads the pool's qrels, runs and depth: give none of them")
         if load_pool is None:
             raise UsageError("--pool reads the workbench's database: run manage.py reusability")
         inputs = load_pool(arguments.pool)
         return inputs, [f"run {run_tag(run)}" for run in inputs.runs]
-    if not arguments.qrels:
-        raise UsageError("give the qrels (--qrels FILE), or a stored pool (--pool ID)")
+    if arguments.qrels and arguments.stratified:
+        raise UsageError("give one qrels: --qrels (depth-k pool) or --stratified (sampled pool)")
+    if arguments.inclusion and not arguments.stratified:
+        raise UsageError("--inclusion goes with a sampled pool's --stratified qrels")
+    if not (arguments.qrels or arguments.stratified):
+        raise UsageError(
+            "give the qrels (--qrels FILE, or --stratified FILE), or a stored pool (--pool ID)"
+        )
     if arguments.depth is None:
         raise UsageError("give the depth the pool was built to (--depth K)")
     if arguments.depth < 1:
@@ -148,9 +189,21 @@ def _inputs(
     if not arguments.runs:
         raise UsageError("give the run files that built the pool")
     names = run_file_names(arguments.runs)
-    qrels, runs = read_inputs(arguments.qrels, TREC_QRELS, names, stdin)
     options = EvalOptions(complete=arguments.complete)
-    return ReusabilityInputs(qrels, runs, arguments.depth, options), names
+    if not arguments.stratified:
+        qrels, runs = read_inputs(arguments.qrels, TREC_QRELS, names, stdin)
+        return ReusabilityInputs(qrels, runs, arguments.depth, options), names
+    qrels, runs = read_inputs(arguments.stratified, STRATIFIED_QRELS, names, stdin)
+    inclusion = None
+    if arguments.inclusion:
+        from scoring.inclusion_file import check_strata, read_inclusion
+
+        inclusion = read_inclusion(arguments.inclusion)
+        check_strata(arguments.inclusion, inclusion, qrels_frame(qrels))
+    sampled = ReusabilityInputs(
+        qrels, runs, arguments.depth, options, sampled=True, inclusion=inclusion
+    )
+    return sampled, names
 
 
 def read_groups(path: str) -> dict[str, str]:

@@ -8,6 +8,8 @@
 - json: {"measure", "depth", "topics", "runs", "pooled", "judged_at",
   "leave_out": [{"unit", "measures": [...], "units": [...], "runs": [...]}]}
   at full precision, runs in the order of the measure asked for; NaN is null.
+  A sampled pool's adds "sampled": true, "pooled_judged" and each unit's
+  "removed_judged" (a depth-k pool's are "pooled" and "removed").
 """
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ def _depth(report: Reusability) -> str:
 
 def to_json(report: Reusability) -> dict[str, Any]:
     order = _order(report)
+    sampled = {"sampled": True, "pooled_judged": report.pooled_judged} if report.sampled else {}
     return {
         "measure": report.measure,
+        **sampled,
         "depth": report.depth,
         "topics": len(report.topics),
         "runs": len(report.runs),
@@ -77,6 +81,11 @@ def _leave_out_json(report: Reusability, leave_out: LeaveOut, order: np.ndarray)
                 "name": name,
                 "runs": [tags[run] for run in leave_out.runs_of(unit)],
                 "removed": int(leave_out.removed[unit]),
+                **(
+                    {"removed_judged": int(leave_out.removed_judged[unit])}
+                    if report.sampled
+                    else {}
+                ),
                 "removed_relevant": int(leave_out.removed_relevant[unit]),
             }
             for unit, name in enumerate(leave_out.names)
@@ -169,12 +178,21 @@ def _table(header: list[str], rows: list[list[str]], *, left: int = 1) -> list[s
 
 
 def text(report: Reusability) -> str:
-    lines = [
-        f"Pool reusability: {report.measure}, pooled to {_depth(report)}; "
-        f"{_count(len(report.runs), 'run')}, {_count(len(report.topics), 'topic')}, "
-        f"{_count(report.pooled, 'judged document')} pooled.",
-        "Each unit is scored again on the qrels without the judged documents it alone pooled.",
-    ]
+    counts = f"{_count(len(report.runs), 'run')}, {_count(len(report.topics), 'topic')}"
+    if report.sampled:
+        lines = [
+            f"Pool reusability: {report.measure}, sampled down to {_depth(report)}; {counts}, "
+            f"{_count(report.pooled, 'document')} pooled ({report.pooled_judged:,} judged).",
+            "Each unit is scored again without the documents it alone pooled, sampled or not, "
+            "at the whole pool's inclusion probabilities.",
+            "No -J: an inferred measure estimates from the sample, not from a condensed ranking.",
+        ]
+    else:
+        lines = [
+            f"Pool reusability: {report.measure}, pooled to {_depth(report)}; {counts}, "
+            f"{_count(report.pooled, 'judged document')} pooled.",
+            "Each unit is scored again on the qrels without the judged documents it alone pooled.",
+        ]
     order = _order(report)
     for leave_out in report.leave_outs:
         lines += ["", *_leave_out_text(report, leave_out, order)]
@@ -195,7 +213,8 @@ def _leave_out_text(report: Reusability, leave_out: LeaveOut, order: np.ndarray)
     lines += _table(["", *(m.label for m in measures)], summary)
     lines.append("")
     by_run = leave_out.unit == "run"
-    header = ["run", *(["removed", "relevant"] if by_run else [leave_out.unit])]
+    removed = ["removed", "judged", "relevant"] if report.sampled else ["removed", "relevant"]
+    header = ["run", *(removed if by_run else [leave_out.unit])]
     for m in measures:
         header += [m.label, "without", "change", "rank", "w/o"]
     rows = []
@@ -203,7 +222,7 @@ def _leave_out_text(report: Reusability, leave_out: LeaveOut, order: np.ndarray)
         unit = leave_out.unit_of_run[run]
         row = [tags[run]]
         if by_run:
-            row += [f"{leave_out.removed[unit]:,}", f"{leave_out.removed_relevant[unit]:,}"]
+            row += _removed(report, leave_out, unit)
         else:
             row.append(leave_out.names[unit])
         for m in measures:
@@ -221,13 +240,12 @@ def _leave_out_text(report: Reusability, leave_out: LeaveOut, order: np.ndarray)
         units = [
             [
                 name,
-                f"{leave_out.removed[unit]:,}",
-                f"{leave_out.removed_relevant[unit]:,}",
+                *_removed(report, leave_out, unit),
                 ", ".join(tags[run] for run in leave_out.runs_of(unit)),
             ]
             for unit, name in enumerate(leave_out.names)
         ]
-        lines += _table([leave_out.unit, "removed", "relevant", "runs"], units, left=1)
+        lines += _table([leave_out.unit, *removed, "runs"], units, left=1)
     lines += [
         "",
         f"Share of each run's top k judged, with every judgment and without its "
@@ -243,6 +261,12 @@ def _leave_out_text(report: Reusability, leave_out: LeaveOut, order: np.ndarray)
             row += [_share(report.judged[k][run]), _share(leave_out.judged_without[k][run])]
         rows.append(row)
     return lines + _table(header, rows)
+
+
+def _removed(report: Reusability, leave_out: LeaveOut, unit: int) -> list[str]:
+    """The unit's documents taken out (and, sampled, how many were judged), relevant."""
+    judged = [f"{leave_out.removed_judged[unit]:,}"] if report.sampled else []
+    return [f"{leave_out.removed[unit]:,}", *judged, f"{leave_out.removed_relevant[unit]:,}"]
 
 
 def _largest_drop(scores: MeasureScores, tags: tuple[str, ...]) -> str:

@@ -6,7 +6,8 @@ and judged, a label below 0 one pooled but not sampled. The documents of a
 (topic, stratum) were sampled uniformly, with one inclusion probability pi:
 sample_eval's, the sampled share of the stratum in the qrels (judged /
 pooled), or one given in an `inclusion_probability` qrels column (see
-`with_inclusion_probabilities`).
+`with_inclusion_probabilities`), or one fixed from other qrels
+(`fixed_inclusion`: a pool's, kept when some of its documents are taken out).
 
 From that design, per topic, as NIST's sample_eval.pl estimates them: the
 number of relevant documents R (the sum over strata of k / pi, k the sampled
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 MAX_RESULTS = 1000  # sample_eval's $maxResultSize: documents scored per topic, ideal ranks
+# The qrels columns of an inclusion probability fixed as a fraction (`fixed_inclusion`).
+FIXED_INCLUSION = ("inclusion_numerator", "inclusion_denominator")
 
 
 @dataclass(frozen=True)
@@ -68,24 +71,57 @@ def stratum_estimates(judgments: Judgments) -> StratumEstimates:
     return estimates
 
 
-def _estimate(judgments: Judgments) -> StratumEstimates:
+def fixed_inclusion(judgments: Judgments) -> dict[str, np.ndarray]:
+    """Each qrels row's inclusion probability as these estimates read it, in two
+    columns (FIXED_INCLUSION: numerator, denominator). Added to the qrels, they
+    fix the design: any subset of the rows is then estimated with the
+    probabilities of the whole, to the last bit (k / pi stays k * N / n)."""
+    cell, shape, _ = _cells(judgments)
+    numerator, denominator = _inclusion(judgments, cell, shape)
+    return {
+        name: values.ravel()[cell]
+        for name, values in zip(FIXED_INCLUSION, (numerator, denominator), strict=True)
+    }
+
+
+def _cells(judgments: Judgments) -> tuple[np.ndarray, tuple[int, int], np.ndarray]:
+    """Each row's (topic, stratum) cell, the shape of the cells, each row's stratum."""
     if "stratum" not in judgments.columns:
         raise ValueError("inferred measures need stratified qrels (a stratum column)")
     strata, row_stratum = np.unique(judgments.columns["stratum"].astype(str), return_inverse=True)
     shape = (len(judgments.topics), len(strata))
-    cell = judgments.row_topic * len(strata) + row_stratum
+    return judgments.row_topic * len(strata) + row_stratum, shape, row_stratum
+
+
+def _inclusion(
+    judgments: Judgments, cell: np.ndarray, shape: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """pi of each (topic, stratum) as numerator / denominator, kept apart so that
+    k / pi is sample_eval's k * N / n: fixed (`fixed_inclusion`), given, or the
+    sampled share of the stratum in these qrels."""
+    columns = judgments.columns
+    if FIXED_INCLUSION[0] in columns:
+        numerator, denominator = np.zeros(shape), np.ones(shape)
+        numerator.ravel()[cell] = columns[FIXED_INCLUSION[0]]
+        denominator.ravel()[cell] = columns[FIXED_INCLUSION[1]]
+        return numerator, denominator
+    if "inclusion_probability" in columns:
+        numerator = np.zeros(shape)
+        numerator.ravel()[cell] = columns["inclusion_probability"]
+        return numerator, np.ones(shape)
+    size = shape[0] * shape[1]
+    sampled = np.bincount(cell[judgments.row_label >= 0], minlength=size).reshape(shape)
+    return sampled, np.bincount(cell, minlength=size).reshape(shape)
+
+
+def _estimate(judgments: Judgments) -> StratumEstimates:
+    cell, shape, row_stratum = _cells(judgments)
     label = judgments.row_label
 
     def count(rows: np.ndarray) -> np.ndarray:
         return np.bincount(cell[rows], minlength=shape[0] * shape[1]).reshape(shape)
 
-    # pi = numerator / denominator, kept apart so that k / pi is sample_eval's k * N / n.
-    if "inclusion_probability" in judgments.columns:
-        numerator = np.zeros(shape)
-        numerator.ravel()[cell] = judgments.columns["inclusion_probability"]
-        denominator: np.ndarray = np.ones(shape)
-    else:
-        numerator, denominator = count(label >= 0), count(np.ones(len(label), dtype=bool))
+    numerator, denominator = _inclusion(judgments, cell, shape)
 
     def expanded(counts: np.ndarray) -> np.ndarray:
         """counts / pi, where pi is not 0."""

@@ -131,3 +131,13 @@ def test_full_depth_is_the_k_of_a_depth_k_pool_and_none_otherwise():
     assert gap.full_depth("1") is None
     assert PoolSpec(strata=(Stratum(5, 30, 1.0),), allow_gaps=True).full_depth("1") is None
     assert PoolSpec(source="qrels.txt").full_depth("1") is None
+
+
+def test_covered_depth_is_the_deepest_rank_of_strata_without_gaps_sampled_or_not():
+    assert PoolSpec(depth=10, strata=(Stratum(11, 30, 0.5),)).covered_depth("1") == 30
+    assert PoolSpec(strata=(Stratum(1, 30, 0.1),)).covered_depth("1") == 30
+    assert PoolSpec(depth=20, topic_depths={"2": 50}).covered_depth("2") == 50
+    gap = PoolSpec(depth=10, strata=(Stratum(21, 30, 0.5),), allow_gaps=True)
+    assert gap.covered_depth("1") is None
+    assert PoolSpec(strata=(Stratum(5, 30, 0.5),), allow_gaps=True).covered_depth("1") is None
+    assert PoolSpec(source="qrels.txt").covered_depth("1") is None

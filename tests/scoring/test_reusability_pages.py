@@ -57,12 +57,12 @@ def test_the_page_makes_the_report_in_a_job_then_shows_it(
 
 
 def test_the_page_says_why_a_pool_cannot_be_reported_on(organiser_client):
-    sampled = judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
-    page = organiser_client.get(reverse("scoring:pool_reusability", args=[sampled.pk]))
+    gaps = judged_pool(PoolSpec(depth=1, strata=(Stratum(3, 3, 0.5),), allow_gaps=True))
+    page = organiser_client.get(reverse("scoring:pool_reusability", args=[gaps.pk]))
     assert page.status_code == 400
-    assert "samples some ranks" in page.context["error"]
+    assert "leaves ranks out" in page.context["error"]
     bad = organiser_client.get(
-        reverse("scoring:pool_reusability", args=[sampled.pk]) + "?measure=P.5,10"
+        reverse("scoring:pool_reusability", args=[gaps.pk]) + "?measure=P.5,10"
     )
     assert bad.status_code == 400
     empty = make_pool(make_campaign("empty"), {"301": ["d1"]})
@@ -123,9 +123,60 @@ def test_the_pool_page_offers_the_report_once_judging_is_nearly_done(organiser_c
     assert "Judging is 0% done. Once it is nearly done" in page
 
 
-def test_the_pool_page_says_a_sampled_pool_has_no_report(organiser_client):
+def test_the_pool_page_offers_a_sampled_pool_its_report_with_inferred_measures(
+    organiser_client,
+):
     sampled = judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
     page = organiser_client.get(
         reverse("pooling:pool_detail", args=[sampled.campaign.slug, sampled.pk])
     ).content.decode()
-    assert "needs a depth-k pool (this one samples)" in page
+    assert reverse("scoring:pool_reusability", args=[sampled.pk]) in page
+    assert "with inferred measures, as this pool samples" in page
+    assert "needs a depth-k pool" not in page
+
+
+SAMPLED = PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),), seed=3)
+
+
+def test_a_sampled_pool_is_reported_on_with_infap_by_default(
+    organiser_client, django_capture_on_commit_callbacks
+):
+    pool = judged_pool(SAMPLED)
+    url = reverse("scoring:pool_reusability", args=[pool.pk])
+    first = organiser_client.get(url)
+    assert first.status_code == 200
+    assert first.context["measure"] == "infAP"
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(url)
+    assert Job.objects.get().params["measure"] == "infAP"
+    page = organiser_client.get(url)
+    assert page.context["report"] == command_report(pool)
+    html = page.content.decode()
+    assert "data-sampled" in html
+    assert "documents pooled (" in html
+    assert " -J</td>" not in html
+    refused = organiser_client.get(url + "?measure=map")
+    assert refused.status_code == 400
+    assert "a sampled pool is scored with an inferred measure" in refused.context["error"]
+
+
+def test_the_api_reports_on_a_sampled_pool_and_refuses_infap_for_a_depth_k_one(
+    organiser, django_capture_on_commit_callbacks
+):
+    pool = judged_pool(SAMPLED)
+    api = api_for(organiser)
+    url = f"/api/pools/{pool.pk}/reusability/"
+    assert api.get(url).status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        assert api.post(url + "?measure=infNDCG").status_code == 202
+    report = api.get(url + "?measure=infNDCG")
+    assert report.status_code == 200
+    assert report.json()["measure"] == "infNDCG"
+    assert report.json() == json.loads(
+        pool_main("--pool", str(pool.pk), "-m", "infNDCG", "--format", "json")[1]
+    )
+    assert api.get(url + "?measure=map").status_code == 400
+    depth = make_pool(make_campaign("depth"), {"301": ["d1"]})
+    refused = api.get(f"/api/pools/{depth.pk}/reusability/?measure=infAP")
+    assert refused.status_code == 400
+    assert "this pool samples nothing" in refused.json()["detail"]

@@ -36,6 +36,7 @@ PURE_CORES = [
     "judging.progress",
     "scoring.stability",
     "scoring.qrels",
+    "scoring.inclusion_file",
     "scoring.plain_files",
     "scoring.measures.columns",
     "scoring.command_line",

@@ -1,5 +1,6 @@
 """`manage.py reusability`: would a run that was not pooled be scored fairly with
-these qrels? Each run (and group of runs) left out of a depth-k pool in turn.
+these qrels? Each run (and group of runs) left out of a depth-k or sampled pool
+in turn (docs/reusability.md).
 
 A thin shell over `scoring.analysis.reusability_cli.main`, which reads the raw
 arguments and reports bad input as one line with exit status 2; this command
@@ -7,6 +8,8 @@ adds `--pool ID`, read by `scoring.selectors.pool_reusability_inputs`.
 
     python manage.py reusability --qrels QRELS --depth K [-m MEASURE] [-c]
         [--groups FILE] [--format text|json] RUN...
+    python manage.py reusability --stratified QRELS --depth K [--inclusion FILE]
+        [-m infAP|infNDCG] [-c] [--groups FILE] [--format text|json] RUN...
     python manage.py reusability --pool ID [-m MEASURE] [--groups FILE] [--format text|json]
 """
 
@@ -27,7 +30,8 @@ if TYPE_CHECKING:
 
 
 def load_pool(pool_id: int) -> ReusabilityInputs:
-    """The stored pool's qrels, runs and depth; UsageError when there is none to read."""
+    """The stored pool's qrels, runs and depths (stratified for a sampled pool);
+    UsageError when there is none to read."""
     from pooling.models import Pool
     from scoring.selectors import ScoringError, pool_reusability_inputs
 
@@ -41,7 +45,7 @@ def load_pool(pool_id: int) -> ReusabilityInputs:
 
 
 class Command(WorkbenchCommand):
-    help = "Leave each run out of a depth-k pool and score it again (see --help)."
+    help = "Leave each run out of a depth-k or sampled pool and score it again (see --help)."
 
     def run_from_argv(self, argv: list[str]) -> None:
         # argv: [program, "reusability", *arguments]

@@ -236,12 +236,12 @@ def test_a_stored_pool_reports_as_its_files_do(tmp_path):
 
 
 @pytest.mark.django_db
-def test_a_sampled_pool_or_no_pool_is_refused():
-    pool = judged_pool(PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)))
+def test_a_pool_with_gaps_or_no_pool_is_refused():
+    pool = judged_pool(PoolSpec(depth=1, strata=(Stratum(3, 3, 1.0),), allow_gaps=True))
     status, _, err = pool_main("--pool", str(pool.pk))
     assert status == 2
-    assert "is not a depth-k pool (1-1:1.0 2-3:0.5)" in err
-    assert "needs inferred measures" in err
+    assert "topic 301 of pool" in err
+    assert "leaves ranks out (1-1:1.0 3-3:1.0)" in err
     assert pool_main("--pool", "999")[1:] == ("", "reusability: no pool with id 999\n")
 
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from scoring.evaluation import Evaluation, evaluate
 from scoring.measures.catalog import SAMPLE_EVAL, TREC
-from scoring.measures.sampling import with_inclusion_probabilities
+from scoring.measures.rankings import Judgments
+from scoring.measures.sampling import fixed_inclusion, with_inclusion_probabilities
 from scoring.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.sample_eval import evaluate_sample
 from tests.scoring.helpers import make_run
@@ -150,6 +151,26 @@ def test_explicit_inclusion_probabilities_per_stratum_or_per_document():
 def test_inclusion_probabilities_must_cover_each_stratum_once(probabilities, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         with_inclusion_probabilities(stratified(), pd.DataFrame(probabilities))
+
+
+def test_fixed_probabilities_score_the_same_and_survive_taking_rows_out():
+    qrels, runs = stratified(), [make_run(RUN)]
+    fixed = qrels.assign(**fixed_inclusion(Judgments(qrels, 1)))
+    # With every row: the script's estimates, to the last bit.
+    assert list(evaluate_sample(fixed, runs).to_frame()["value"]) == list(
+        evaluate_sample(qrels, runs).to_frame()["value"]
+    )
+    # Without topic 1's unsampled d and f: its stratum 2 keeps pi = 2 / 4, not 2 / 2,
+    # and topic 2, untouched, scores to the last bit as before.
+    kept = ~((qrels.query_id == "1") & qrels.doc_id.isin(["d", "f"]))
+    held = rows(evaluate_sample(fixed[kept], runs))
+    recomputed = rows(evaluate_sample(qrels[kept], runs))
+    assert held["inum_rel 1"] == 2 + 1 / (2 / 4)  # e, relevant in stratum 2, counts twice
+    assert recomputed["inum_rel 1"] == 2 + 1
+    whole = rows(evaluate_sample(qrels, runs))
+    assert [held[f"{m} 2"] for m in ("infAP", "infNDCG")] == [
+        whole[f"{m} 2"] for m in ("infAP", "infNDCG")
+    ]
 
 
 def test_inferred_measures_need_a_stratum_column():
