@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from scoring.analysis import studentized_range
 from scoring.analysis.studentized_range import StudentizedRange, studentized_range_sf
 from tests.scoring.analysis.tables import quiet
 
@@ -121,3 +122,16 @@ def test_a_subnormal_q_is_quietly_one():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert studentized_range_sf(np.array([5e-324]), 5, 30)[0] == pytest.approx(1.0, abs=1e-14)
+
+
+@pytest.mark.parametrize("df", [3, 30, 2370, np.inf])
+@pytest.mark.parametrize("k", [150, 1000])
+def test_finer_rules_change_nothing(monkeypatch, k, df):
+    """The quadrature sizes have converged, beyond the tested grid's k too:
+    four times the nodes and half the interpolation pieces give the same values."""
+    q = np.concatenate([np.linspace(0, 12, 97), np.geomspace(12, 1e5, 12)])
+    ours = studentized_range_sf(q, k, df)
+    monkeypatch.setattr(studentized_range, "_Z_PANELS", 4 * studentized_range._Z_PANELS)
+    monkeypatch.setattr(studentized_range, "_S_PANELS", 4 * studentized_range._S_PANELS)
+    monkeypatch.setattr(studentized_range, "_W_PANEL", studentized_range._W_PANEL / 2)
+    np.testing.assert_allclose(ours, studentized_range_sf(q, k, df), rtol=0, atol=2e-14)
