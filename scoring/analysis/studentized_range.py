@@ -70,6 +70,7 @@ class StudentizedRange:
 
             return np.asarray(stats.studentized_range.sf(q, self.k, self.df), dtype=np.float64)
         flat = q.ravel()
+        # 1 at q <= 0 and 0 at infinity, as SciPy; NaN stays NaN.
         p = np.where(flat <= 0, 1.0, np.where(flat == np.inf, 0.0, np.nan))
         inside = np.isfinite(flat) & (flat > 0)
         if self.df >= _SCIPY_INFINITE_DF:
@@ -148,9 +149,7 @@ class _Chi:
         # s^(df-1) exp(-df s^2 / 2), over its value at s = 1, as
         # exp(half (log s^2 - (s^2 - 1))) / s; log1p near s = 1 for large df.
         y = s * s - 1
-        near = np.abs(y) < 0.5
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_ratio = np.where(near, np.log1p(y), 2 * np.log(s)) - y
+        log_ratio = np.where(np.abs(y) < 0.5, np.log1p(y), 2 * np.log(s)) - y
         return np.exp(self.half * log_ratio) / s
 
 
