@@ -1,4 +1,4 @@
-"""Time the leaderboard's randomisation test over all pairs against SciPy's.
+"""Time the leaderboard's randomisation test and Tukey's HSD against SciPy's.
 
     python bench/bench_leaderboard.py [--runs 80] [--topics 30] [--resamples 10000]
                                       [--scipy-pairs 20] [--repeat 3]
@@ -14,6 +14,12 @@ SciPy's `permutation_test` (permutation_type="samples", the same seed) is
 timed on the first --scipy-pairs pairs only and extrapolated to all of them
 (it takes about 0.1 s a pair); its p-values for those pairs are checked to be
 ours.
+
+Tukey's HSD over all pairs of the same table: `scoring.analysis.tukey.tukey_hsd`
+(best of --repeat) against one run of `scipy.stats.tukey_hsd(*runs)` (which
+integrates the studentized range for every cell of the runs x runs matrix,
+about 4 ms each), with the largest absolute difference of their p-values.
+Target: well under 1 s for 80 runs.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from scipy import stats
 
 from scoring.analysis.corrections import adjust
 from scoring.analysis.paired import all_pairs, randomization_test
+from scoring.analysis.tukey import tukey_hsd
 
 SEED = 0
 
@@ -97,6 +104,25 @@ def main() -> None:
     )
     print(f"  ratio (scipy extrapolated / ours): {scipy_all / seconds:,.0f}x")
     print(f"  p-values of those {subset} pairs equal to SciPy's: {'yes' if agree else 'NO'}")
+    _tukey(scores, arguments.repeat)
+
+
+def _tukey(scores: np.ndarray, repeat: int) -> None:
+    runs, topics = scores.shape
+    a, b = all_pairs(runs)
+    seconds = best_time(lambda: tukey_hsd(scores), repeat)
+    ours = tukey_hsd(scores)
+    start = time.perf_counter()
+    scipy_result = stats.tukey_hsd(*scores)
+    scipy_seconds = time.perf_counter() - start
+    statistic_equal = bool(np.array_equal(ours.statistic, scipy_result.statistic[a, b]))
+    difference = np.max(np.abs(ours.p_value - scipy_result.pvalue[a, b]))
+    print(f"Tukey HSD, {runs} runs x {topics} topics: {len(a):,} pairs, df {runs * (topics - 1):,}")
+    print(f"  ours (all pairs, best of {repeat}): {seconds:8.3f} s")
+    print(f"  scipy.stats.tukey_hsd ({runs} x {runs} matrix, once): {scipy_seconds:8.3f} s")
+    print(f"  ratio (scipy / ours): {scipy_seconds / seconds:,.0f}x")
+    print(f"  statistics equal to SciPy's: {'yes' if statistic_equal else 'NO'}")
+    print(f"  largest |p-value difference| from SciPy's: {difference:.1e} (tolerance 1e-9)")
 
 
 if __name__ == "__main__":

@@ -171,8 +171,8 @@ def build_leaderboard(
     progress: Callable[[int], None] | None = None,
 ) -> Leaderboard:
     """Rank the runs of `table` and compare every pair by each of options.tests;
-    `progress` is called with a count of pairs as Tukey's HSD, the slow one,
-    goes through them (about 4 ms a pair)."""
+    `progress` is called with a count of pairs as Tukey's HSD goes through
+    them in blocks (0.04 s for 80 runs, seconds only for several hundred)."""
     options = options or Options()
     if len(set(table.runs)) != len(table.runs):
         twice = next(run for run in table.runs if table.runs.count(run) > 1)

@@ -1,10 +1,13 @@
 """Tukey's honestly significant difference over all runs at once. Pure core.
 
 Equal to `scipy.stats.tukey_hsd(*scores)` (one-way ANOVA: runs are groups of
-topic values, equal variances): statistic the difference of the means,
-p-value from the studentized range. SciPy computes the distribution for the
-whole runs x runs matrix, a few milliseconds for each cell; here the same
-arithmetic for each pair a < b only, in blocks, with progress.
+topic values, equal variances): statistic the difference of the means, to the
+bit; p-value from the studentized range, within 1e-9 of SciPy's. SciPy
+integrates the distribution numerically for each cell of the runs x runs
+matrix, a few milliseconds each; here every pair shares one (k, df), so
+`studentized_range` sets the distribution up once and integrates for all pairs
+a < b together, in blocks, with progress: 80 runs x 30 topics in 0.04 s
+(`bench/bench_leaderboard.py`), where SciPy takes 40 s.
 
 Like SciPy's, this one-way test does not pair the runs by topic, so it is
 less powerful than the paired tests when topics vary more than runs do
@@ -16,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
 from scoring.analysis.paired import TestResult, all_pairs
 from scoring.analysis.quiet import quiet_scipy
+from scoring.analysis.studentized_range import StudentizedRange
 
-_BLOCK = 64  # pairs per call of the studentized range's survival function
+_BLOCK = 256  # pairs per call of the survival function: a few milliseconds each
 
 
 def tukey_hsd(scores: np.ndarray, *, progress: Callable[[int], None] | None = None) -> TestResult:
@@ -44,11 +47,12 @@ def tukey_hsd(scores: np.ndarray, *, progress: Callable[[int], None] | None = No
     differences = means[a] - means[b]
     with quiet_scipy():
         t_stat = np.abs(differences) / stand_err
+    distribution = StudentizedRange(n_runs, df)
     p_value = np.empty(len(a))
     for start in range(0, len(a), _BLOCK):
         block = slice(start, start + _BLOCK)
-        with quiet_scipy():
-            p_value[block] = stats.studentized_range.sf(t_stat[block], n_runs, df)
+        with quiet_scipy():  # SciPy's own integration, when df < 3, may warn
+            p_value[block] = distribution.sf(t_stat[block])
         if progress is not None:
             progress(len(t_stat[block]))
     return TestResult(differences, p_value)

@@ -50,6 +50,7 @@ PURE_CORES = [
     "scoring.analysis.intervals",
     "scoring.analysis.paired",
     "scoring.analysis.corrections",
+    "scoring.analysis.studentized_range",
     "scoring.analysis.tukey",
     "scoring.analysis.leaderboard",
     "scoring.analysis.render",
