@@ -159,32 +159,67 @@ class BundleView(APIView):
 
 
 class ScoresView(APIView):
+    """Every run of the campaign scored against the pool's final labels (-c -M 1000).
+    A pool too large to score in a request (WORKBENCH_SYNC_SCORING_CELLS) is scored
+    by a job, as on the page: POST starts it (202), GET answers once it is done."""
+
     permission_classes = [IsAuthenticated, IsOrganiser]
+    _parameters = [
+        OpenApiParameter("measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"),
+        OpenApiParameter("per_topic", bool),
+    ]
+    _refused = {
+        409: OpenApiResponse(description="A measure trec_eval does not know, or nothing to score.")
+    }
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"
-            ),
-            OpenApiParameter("per_topic", bool),
-        ],
+        parameters=_parameters,
         responses={
             200: ScoreSerializer(many=True),
-            409: OpenApiResponse(
-                description="A measure trec_eval does not know, or nothing to score."
+            202: job_accepted_response("A large pool's job is scoring it: poll the job."),
+            404: OpenApiResponse(
+                description="A large pool not scored on the current labels: POST to score it."
             ),
+            **_refused,
         },
     )
     def get(self, request: Request, pool_id: int) -> Response:
-        """Every run of the campaign scored against the pool's final labels (-c -M 1000)."""
+        return self._answer(request, pool_id)
+
+    @extend_schema(
+        parameters=_parameters,
+        request=None,
+        responses={
+            200: OpenApiResponse(
+                ScoreSerializer(many=True), description="A pool small enough to score now: as GET."
+            ),
+            202: job_accepted_response("A large pool: poll the job, then GET."),
+            **_refused,
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Score a large pool on the current labels in a job (or give the job already
+        at it or done with it)."""
+        return self._answer(request, pool_id)
+
+    @staticmethod
+    def _answer(request: Request, pool_id: int) -> Response:
         pool = pool_or_404(pool_id)
         per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
-        measures = request.query_params.getlist("measure") or None
+        measures = request.query_params.getlist("measure") or list(selectors.DEFAULT_MEASURES)
+        context: dict[str, Any] = {}  # the job's, for a large pool
         try:
-            scores = selectors.pool_scores(pool=pool, measures=measures, per_topic=per_topic)
+            report = background.pool_scores(
+                request, pool=pool, measures=measures, context=context, per_topic=per_topic
+            )
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=409)
-        return Response(scores.to_dict(orient="records"))
+        job = context.get("scored_by") or context.get("job")
+        if request.method == "POST" and job is not None:
+            return job_accepted(request, job, "The job scores the runs: poll it, then GET.")
+        if report is None:
+            return _job_waiting(request, job, "scores", context.get("superseded"))
+        return Response(report.scores.to_dict(orient="records"))
 
 
 class LeaderboardView(APIView):

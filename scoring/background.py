@@ -56,6 +56,41 @@ def pool_job(
     return job_latest(kind=kind, params=params)
 
 
+SCORES_JOB = "scoring.jobs.pool_scores"
+
+
+def pool_scores(
+    request: HttpRequest,
+    *,
+    pool: Pool,
+    measures: list[str],
+    context: dict[str, Any],
+    per_topic: bool = False,
+) -> selectors.PoolScores | None:
+    """The campaign's runs scored on the pool's current labels (the scores page and
+    API): here for a small pool; for a large one those a job stored for the same
+    labels and measures, or None (`job_result`)."""
+    if selectors.scores_in_request(pool):
+        return selectors.pool_scores_report(pool=pool, measures=measures, per_topic=per_topic)
+    selectors.trec_measures(measures)  # a bad measure is the request's error, not a failed job
+    params: dict[str, Any] = {
+        "pool": pool.pk,
+        "measures": measures,
+        "version": selectors.scores_version(pool, measures),
+    }
+    if per_topic:  # the page's jobs keep their params: found again as they were
+        params["per_topic"] = True
+    result = job_result(
+        request,
+        pool=pool,
+        kind=SCORES_JOB,
+        params=params,
+        title=f"Scores of pool {pool.pk} ({' '.join(measures)})",
+        context=context,
+    )
+    return None if result is None else selectors.PoolScores.from_dict(result["scores"])
+
+
 def leaderboard_table(
     request: HttpRequest, *, pool: Pool, measure: str, context: dict[str, Any]
 ) -> ScoreTable | None:

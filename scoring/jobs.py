@@ -31,10 +31,16 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
     """Score the campaign's runs on a pool's final labels: params pool (id), measures,
-    version (`selectors.scores_version`, which the scores page looks the result up by)."""
+    version (`selectors.scores_version`, which the scores page and API look the
+    result up by), per_topic (optional: each topic's values too)."""
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
-    report = selectors.pool_scores_report(pool=pool, measures=params["measures"], progress=progress)
+    report = selectors.pool_scores_report(
+        pool=pool,
+        measures=params["measures"],
+        per_topic=params.get("per_topic", False),
+        progress=progress,
+    )
     runs = report.scores["run_id"].nunique()
     progress.note(f"{runs} runs scored over {len(report.judged_topics)} judged topics")
     return {"pool": pool.pk, "campaign": pool.campaign.slug, "scores": report.to_dict()}

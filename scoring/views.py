@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -18,8 +16,6 @@ from scoring.measures.params import ParamError
 from workbench.http import attachment
 from workbench.jobs import job_start
 from workbench.roles import organiser_required
-
-SCORES_JOB = "scoring.jobs.pool_scores"
 
 
 @organiser_required
@@ -87,7 +83,7 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     measures = text.split() if text else list(selectors.DEFAULT_MEASURES)
     context = {"pool": pool, "campaign": pool.campaign, "measures_text": " ".join(measures)}
     try:
-        report = _scores_or_job(request, pool, measures, context)
+        report = background.pool_scores(request, pool=pool, measures=measures, context=context)
     except selectors.NothingJudged as state:
         context["notice"] = f"{str(state).capitalize()}."
         return render(request, "scoring/pool_scores.html", context)
@@ -131,29 +127,6 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
             data, f"{pool.campaign.slug}-pool{pool.pk}-scores.tsv", "text/tab-separated-values"
         )
     return render(request, "scoring/pool_scores.html", context)
-
-
-def _scores_or_job(
-    request: HttpRequest, pool: Any, measures: list[str], context: dict[str, Any]
-) -> selectors.PoolScores | None:
-    """The scores, computed here when the work is small; else those of a finished job
-    for the same labels and measures, or None while there is none (`background`)."""
-    if selectors.scores_in_request(pool):
-        return selectors.pool_scores_report(pool=pool, measures=measures)
-    selectors.trec_measures(measures)  # a bad measure is the request's error, not a failed job
-    result = background.job_result(
-        request,
-        pool=pool,
-        kind=SCORES_JOB,
-        params={
-            "pool": pool.pk,
-            "measures": measures,
-            "version": selectors.scores_version(pool, measures),
-        },
-        title=f"Scores of pool {pool.pk} ({' '.join(measures)})",
-        context=context,
-    )
-    return None if result is None else selectors.PoolScores.from_dict(result["scores"])
 
 
 def _in_requested_order(columns: list[str], measures: list[str]) -> list[str]:

@@ -481,7 +481,7 @@ def test_a_large_scoring_runs_as_a_job_and_the_page_shows_its_table(
 def test_a_failed_scoring_job_says_why_and_offers_another(
     organiser_client, pool, settings, django_capture_on_commit_callbacks
 ):
-    from scoring.views import SCORES_JOB
+    from scoring.background import SCORES_JOB
     from workbench.models import Job
 
     settings.WORKBENCH_SYNC_SCORING_CELLS = 1
@@ -511,3 +511,34 @@ def test_a_bad_measure_is_said_before_any_job(organiser_client, pool, settings):
     response = organiser_client.post(f"{url}?measures=mapp")
     assert "unknown measure" in response.content.decode()
     assert not Job.objects.exists()
+
+
+def test_the_api_scores_a_large_pool_in_a_job_as_the_page_does(
+    organiser, pool, settings, django_capture_on_commit_callbacks
+):
+    from workbench.models import Job
+
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
+    url = f"/api/pools/{pool.pk}/scores/"
+    query = {"measure": ["map", "P.10"], "per_topic": "true"}
+    direct = api.get(url, query).json()  # small enough: scored in the request
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 1
+    waiting = api.get(url, query)
+    assert waiting.status_code == 404
+    assert "POST to make one" in waiting.json()["detail"]
+    assert not Job.objects.exists()  # a GET starts nothing
+    assert api.post(f"{url}?measure=nosuch").status_code == 409  # said before any job
+    assert not Job.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        started = api.post(f"{url}?measure=map&measure=P.10&per_topic=true")
+    assert started.status_code == 202
+    job = Job.objects.get()
+    assert started.json()["job"] == job.pk
+    assert job.params["per_topic"] is True
+    stored = api.get(url, query)
+    assert stored.status_code == 200
+    assert stored.json() == direct  # per topic too, the same rows
+    assert api.post(f"{url}?measure=map&measure=P.10&per_topic=true").json()["job"] == job.pk
+    # The means only are another job's work: the page's, found by the same params.
+    assert api.get(url, {"measure": ["map", "P.10"]}).status_code == 404

@@ -97,6 +97,7 @@ CALLS = [
     Call("get", "/api/pools/{pool_id}/qrels/{fmt}/", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/bundle/", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/scores/", ORGANISERS, 200),
+    Call("post", "/api/pools/{pool_id}/scores/", ORGANISERS, 200),  # small: no job
     Call("get", "/api/pools/{pool_id}/leaderboard/", ORGANISERS, 200),
     Call("post", "/api/pools/{pool_id}/leaderboard/", ORGANISERS, 200),  # small: no job
     Call("get", "/api/pools/{pool_id}/reusability/", ORGANISERS, 404),
