@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -158,6 +159,44 @@ class BundleView(APIView):
         return attachment(data, f"pool{pool.pk}-qrels.zip", "application/zip")
 
 
+def _scored_by_job(
+    serializer: Any, refused: dict[int, Any], *, description: str = ""
+) -> tuple[dict, dict]:
+    """The GET and POST responses of a view whose large pool a job scores."""
+    get = {
+        200: OpenApiResponse(serializer, description=description) if description else serializer,
+        202: job_accepted_response("A large pool's job is scoring it: poll the job."),
+        404: OpenApiResponse(
+            description="A large pool not scored on the current labels: POST to score it."
+        ),
+        **refused,
+    }
+    post = {
+        200: OpenApiResponse(serializer, description="A pool small enough to score now: as GET."),
+        202: job_accepted_response("A large pool: poll the job, then GET."),
+        **refused,
+    }
+    return get, post
+
+
+def _scored_answer[T](
+    request: Request,
+    context: dict[str, Any],
+    what: str,
+    result: T | None,
+    answer: Callable[[T], Response],
+) -> Response:
+    """The answer of a view whose large pool a job scores (`background.job_result`
+    filled `context`): a POST's 202 with the job; a GET's 202/404 while there is
+    no result; else `answer(result)` (a small pool's, or the job's)."""
+    job = context.get("scored_by") or context.get("job")
+    if request.method == "POST" and job is not None:
+        return job_accepted(request, job, f"The job scores the {what}: poll it, then GET.")
+    if result is None:
+        return _job_waiting(request, job, what, context.get("superseded"))
+    return answer(result)
+
+
 class ScoresView(APIView):
     """Every run of the campaign scored against the pool's final labels (-c -M 1000).
     A pool too large to score in a request (WORKBENCH_SYNC_SCORING_CELLS) is scored
@@ -168,35 +207,20 @@ class ScoresView(APIView):
         OpenApiParameter("measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"),
         OpenApiParameter("per_topic", bool),
     ]
-    _refused = {
-        409: OpenApiResponse(description="A measure trec_eval does not know, or nothing to score.")
-    }
-
-    @extend_schema(
-        parameters=_parameters,
-        responses={
-            200: ScoreSerializer(many=True),
-            202: job_accepted_response("A large pool's job is scoring it: poll the job."),
-            404: OpenApiResponse(
-                description="A large pool not scored on the current labels: POST to score it."
-            ),
-            **_refused,
+    _get, _post = _scored_by_job(
+        ScoreSerializer(many=True),
+        {
+            409: OpenApiResponse(
+                description="A measure trec_eval does not know, or nothing to score."
+            )
         },
     )
+
+    @extend_schema(parameters=_parameters, responses=_get)
     def get(self, request: Request, pool_id: int) -> Response:
         return self._answer(request, pool_id)
 
-    @extend_schema(
-        parameters=_parameters,
-        request=None,
-        responses={
-            200: OpenApiResponse(
-                ScoreSerializer(many=True), description="A pool small enough to score now: as GET."
-            ),
-            202: job_accepted_response("A large pool: poll the job, then GET."),
-            **_refused,
-        },
-    )
+    @extend_schema(parameters=_parameters, request=None, responses=_post)
     def post(self, request: Request, pool_id: int) -> Response:
         """Score a large pool on the current labels in a job (or give the job already
         at it or done with it)."""
@@ -214,12 +238,13 @@ class ScoresView(APIView):
             )
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=409)
-        job = context.get("scored_by") or context.get("job")
-        if request.method == "POST" and job is not None:
-            return job_accepted(request, job, "The job scores the runs: poll it, then GET.")
-        if report is None:
-            return _job_waiting(request, job, "scores", context.get("superseded"))
-        return Response(report.scores.to_dict(orient="records"))
+        return _scored_answer(
+            request,
+            context,
+            "scores",
+            report,
+            lambda scored: Response(scored.scores.to_dict(orient="records")),
+        )
 
 
 class LeaderboardView(APIView):
@@ -235,39 +260,20 @@ class LeaderboardView(APIView):
         OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="holm"),
         OpenApiParameter("alpha", float, description="significance level (0.05)"),
     ]
-    _board = OpenApiResponse(
-        LeaderboardSerializer, description="The JSON of manage.py leaderboard --format json."
-    )
-    _refused = {
-        400: OpenApiResponse(description="A bad option or measure."),
-        409: OpenApiResponse(description="Nothing judged yet."),
-    }
-
-    @extend_schema(
-        parameters=_parameters,
-        responses={
-            200: _board,
-            202: job_accepted_response("A large pool's job is scoring it: poll the job."),
-            404: OpenApiResponse(
-                description="A large pool not scored on the current labels: POST to score it."
-            ),
-            **_refused,
+    _get, _post = _scored_by_job(
+        LeaderboardSerializer,
+        {
+            400: OpenApiResponse(description="A bad option or measure."),
+            409: OpenApiResponse(description="Nothing judged yet."),
         },
+        description="The JSON of manage.py leaderboard --format json.",
     )
+
+    @extend_schema(parameters=_parameters, responses=_get)
     def get(self, request: Request, pool_id: int) -> Response:
         return self._answer(request, pool_id)
 
-    @extend_schema(
-        parameters=_parameters,
-        request=None,
-        responses={
-            200: OpenApiResponse(
-                LeaderboardSerializer, description="A pool small enough to score now: as GET."
-            ),
-            202: job_accepted_response("A large pool: poll the job, then GET."),
-            **_refused,
-        },
-    )
+    @extend_schema(parameters=_parameters, request=None, responses=_post)
     def post(self, request: Request, pool_id: int) -> Response:
         """Score a large pool's leaderboard on the current labels in a job (or give
         the job already at it or done with it)."""
@@ -284,19 +290,18 @@ class LeaderboardView(APIView):
             table = background.leaderboard_table(
                 request, pool=pool, measure=form.cleaned_data["measure"], context=context
             )
-            job = context.get("scored_by") or context.get("job")
-            if request.method == "POST" and job is not None:
-                return job_accepted(
-                    request, job, "The job scores the leaderboard: poll it, then GET."
-                )
-            if table is None:
-                return _job_waiting(request, job, "leaderboard", context.get("superseded"))
-            board = selectors.leaderboard_of(table, form.leaderboard_options())
+            options = form.leaderboard_options()
+            return _scored_answer(
+                request,
+                context,
+                "leaderboard",
+                table,
+                lambda scored: Response(to_json(selectors.leaderboard_of(scored, options))),
+            )
         except selectors.NothingJudged as state:
             return Response({"detail": str(state)}, status=409)
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=400)
-        return Response(to_json(board))
 
 
 def _job_waiting(
