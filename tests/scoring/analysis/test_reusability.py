@@ -177,16 +177,22 @@ TOPICS = ["1", "2", "3"]
 DOCS = [f"d{i}" for i in range(8)]
 
 
-@st.composite
-def collections(draw):
-    n_runs = draw(st.integers(1, 5))
+def draw_runs(draw) -> list[pd.DataFrame]:
+    """1-5 runs over TOPICS, each ranking up to 6 of DOCS a topic with tied scores."""
     runs = []
-    for r in range(n_runs):
+    for r in range(draw(st.integers(1, 5))):
         rows = {}
         for topic in draw(st.lists(st.sampled_from(TOPICS), min_size=1, unique=True)):
             docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=6, unique=True))
             rows[topic] = [(doc, float(draw(st.integers(1, 3)))) for doc in docs]
         runs.append(run_frame(f"run{r}", rows))
+    return runs
+
+
+@st.composite
+def collections(draw):
+    runs = draw_runs(draw)
+    n_runs = len(runs)
     # Two documents no run retrieves: judged, pooled by nobody, never taken out.
     labels = draw(
         st.dictionaries(

@@ -25,7 +25,7 @@ from scoring.measures.catalog import TREC
 from scoring.measures.columns import PlainQrels, PlainRun, plain_strings
 from scoring.measures.rankings import EvalOptions
 from scoring.sample_eval import evaluate_sample
-from tests.scoring.analysis.test_reusability import pool_of, run_frame
+from tests.scoring.analysis.test_reusability import DOCS, TOPICS, draw_runs, pool_of, run_frame
 
 
 def stratified_frame(rows: Mapping[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
@@ -177,20 +177,11 @@ def test_measures_and_refusals():
 # --------------------------------------------------------------------------
 # Against brute force
 
-TOPICS = ["1", "2", "3"]
-DOCS = [f"d{i}" for i in range(8)]
-
 
 @st.composite
 def collections(draw):
-    n_runs = draw(st.integers(1, 5))
-    runs = []
-    for r in range(n_runs):
-        rows = {}
-        for topic in draw(st.lists(st.sampled_from(TOPICS), min_size=1, unique=True)):
-            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=6, unique=True))
-            rows[topic] = [(doc, float(draw(st.integers(1, 3)))) for doc in docs]
-        runs.append(run_frame(f"run{r}", rows))
+    runs = draw_runs(draw)
+    n_runs = len(runs)
     # x1, x2: no run retrieves them (pooled by runs not given), never taken out.
     labels = draw(
         st.dictionaries(
