@@ -24,6 +24,7 @@ from judging.models import Adjudication, Assignment, DocumentNote, Judgment, Jud
 from pooling.ledger import BudgetState
 from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget
+from workbench.db import read_snapshot
 
 
 @dataclass(frozen=True)
@@ -154,8 +155,13 @@ class CampaignStatus:
 
 
 def campaign_status(campaign: Campaign, *, today: date | None = None) -> CampaignStatus:
-    """The campaign's progress now: per topic, per assessor, the rate and the forecast."""
-    today = today or timezone.localdate()
+    """The campaign's progress now: per topic, per assessor, the rate and the forecast,
+    read from one snapshot of the database (`read_snapshot`), so that they agree."""
+    with read_snapshot():
+        return _campaign_status(campaign, today or timezone.localdate())
+
+
+def _campaign_status(campaign: Campaign, today: date) -> CampaignStatus:
     per_topic = _topic_counts(campaign)
     assignments = (
         Assignment.objects.open()
