@@ -501,16 +501,20 @@ class DocumentView(RetrieveAPIView):
 # Runs
 
 
-class CampaignRunsView(APIView):
-    """GET lists a campaign's runs; POST uploads one or more run files (field `file`)."""
+class CampaignRunsView(ListAPIView):
+    """GET lists a campaign's runs (paged when asked: `?limit=&offset=`); POST uploads
+    one or more run files (field `file`)."""
 
     permission_classes = ORGANISERS
     parser_classes = [MultiPartParser]
+    serializer_class = RunSerializer
+    pagination_class = OptionalPagination
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["tag", "uploaded_at"]
 
-    @extend_schema(responses=RunSerializer(many=True))
-    def get(self, request: Request, slug: str) -> Response:
-        campaign = get_object_or_404(Campaign, slug=slug)
-        return Response(RunSerializer(campaign.runs.all(), many=True).data)
+    def get_queryset(self) -> Any:
+        campaign = get_object_or_404(Campaign, slug=self.kwargs["slug"])
+        return campaign.runs.select_related("uploaded_by")
 
     @extend_schema(
         request={

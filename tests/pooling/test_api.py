@@ -44,6 +44,17 @@ def test_list_runs(api):
     assert [r["tag"] for r in api.get(RUNS_URL).json()] == ["a", "b"]
 
 
+def test_the_runs_list_pages_and_sorts_when_asked(api):
+    make_campaign()
+    tags = ["c", "a", "d", "b"]
+    api.post(RUNS_URL, {"file": [run_file(tag) for tag in tags]}, format="multipart")
+    page = api.get(RUNS_URL, {"limit": 2, "offset": 1}).json()
+    assert page["count"] == 4
+    assert [r["tag"] for r in page["results"]] == ["b", "c"]
+    descending = api.get(RUNS_URL, {"ordering": "-tag"}).json()
+    assert [r["tag"] for r in descending] == ["d", "c", "b", "a"]
+
+
 def test_rejected_upload_returns_line_level_errors_and_stores_nothing(api):
     make_campaign()
     bad = SimpleUploadedFile("bad.txt", b"301 Q0 d1 1 2 t\n301 Q0 d1 2 1 t\n302 Q0 d1\n")
