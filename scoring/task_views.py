@@ -22,6 +22,7 @@ from scoring.models import TaskSubmission
 from scoring.tasks import subtasks
 from scoring.tasks.subtasks import Subtask
 from workbench import uploads
+from workbench.http import attachment
 from workbench.roles import organiser_required
 
 
@@ -166,18 +167,32 @@ def task_scores(request: HttpRequest, slug: str, subtask: str) -> HttpResponse:
     task_subtask = _subtask_or_404(campaign, subtask)
     order = TaskSortForm(request.GET, subtask=task_subtask).order()
     table = task_selectors.task_scores(campaign=campaign, subtask=task_subtask, sort=order)
+    rows = [
+        (row.submission, [_cell(row.scores.measures[m]) for m in task_subtask.measures])
+        for row in table.rows
+    ]
     context = {
         "campaign": campaign,
         "subtask": task_subtask,
         "subtasks": task_selectors.campaign_subtasks(campaign),
         "gold": table.gold,
         "headers": _headers(subtasks.NAME, task_subtask.measures, order),
-        "rows": [
-            (row.submission, [_cell(row.scores.measures[m]) for m in task_subtask.measures])
-            for row in table.rows
-        ],
+        "rows": rows,
     }
+    if request.GET.get("download") == "tsv":
+        return _scores_tsv(campaign, task_subtask, rows)
     return render(request, "scoring/task_scores.html", context)
+
+
+def _scores_tsv(
+    campaign: Campaign, subtask: Subtask, rows: list[tuple[TaskSubmission, list[str]]]
+) -> HttpResponse:
+    """The page's table as a file: submission, then each measure as shown (4
+    decimals, empty where the official scorer has no value), in the page's order."""
+    lines = ["\t".join(["submission", *subtask.measures])]
+    lines += ["\t".join([submission.name, *values]) for submission, values in rows]
+    name = f"{campaign.slug}-{subtask.code}-scores.tsv"
+    return attachment(("\n".join(lines) + "\n").encode(), name, "text/tab-separated-values")
 
 
 @organiser_required

@@ -214,6 +214,17 @@ def test_the_scores_are_the_official_measures(organiser_client, three_teams):
     assert rows["weak"] == ["0.5000", "0.5000", "0.2500", "0.3333", "2"]
 
 
+def test_the_scores_download_as_tsv_in_the_pages_order(organiser_client, three_teams):
+    response = organiser_client.get(scores_url(three_teams), {"sort": "-f1", "download": "tsv"})
+    assert response["Content-Type"] == "text/tab-separated-values"
+    assert 'filename="codiesp-D-scores.tsv"' in response["Content-Disposition"]
+    lines = [line.split("\t") for line in response.content.decode().splitlines()]
+    assert lines[0] == ["submission", "map", "precision", "recall", "f1"]
+    page = organiser_client.get(scores_url(three_teams), {"sort": "-f1"}).content.decode()
+    assert lines[1:] == [row[:-1] for row in table(page, "task-scores")]  # without the count
+    assert "sort=-f1&amp;download=tsv" in page
+
+
 def test_a_submissions_documents_are_the_pure_cores(organiser_client, three_teams):
     submission = TaskSubmission.objects.get(name="hand")
     url = reverse("scoring:task_submission", args=[three_teams.slug, submission.pk])
