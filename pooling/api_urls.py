@@ -61,6 +61,11 @@ urlpatterns = [
     ),
     path("teams/<int:team_id>/runs/", team_api.TeamRunsView.as_view(), name="api-team-runs"),
     path(
+        "teams/<int:team_id>/runs/<int:run_id>/",
+        team_api.TeamRunView.as_view(),
+        name="api-team-run",
+    ),
+    path(
         "teams/<int:team_id>/precedence/",
         team_api.TeamPrecedenceView.as_view(),
         name="api-team-precedence",

@@ -22,9 +22,9 @@ from rest_framework.views import APIView
 
 from pooling import team_selectors, team_services
 from pooling.api import ProblemSerializer
-from pooling.errors import SubmissionRefused, TeamError
+from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.forms import check_upload_size
-from pooling.models import Campaign, Pool, Team
+from pooling.models import Campaign, Pool, Run, Team
 from pooling.problems import InputError
 from pooling.services import RunUpload
 from workbench import uploads
@@ -176,6 +176,30 @@ class TeamRunsView(APIView):
             )
         [report] = [r for r in _runs(team) if r["tag"] == run.tag]
         return Response(report, status=status.HTTP_201_CREATED)
+
+
+class TeamRunView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={
+            204: OpenApiResponse(description="Withdrawn; the team's later runs moved up."),
+            400: OpenApiResponse(description="After the deadline; nothing changed."),
+            404: OpenApiResponse(description="Not a run of this team (or not your team)."),
+            409: OpenApiResponse(description="A pool was built from it; nothing changed."),
+        },
+    )
+    def delete(self, request: Request, team_id: int, run_id: int) -> Response:
+        """Withdraw one of the team's runs while submissions are open."""
+        team = _team(request, team_id)
+        run = get_object_or_404(Run, pk=run_id, team=team)
+        try:
+            team_services.team_run_withdraw(team=team, run=run)
+        except TeamError as error:
+            return _bad(f"Refused: {error}")
+        except RunInUse as error:
+            return Response({"detail": f"Refused: {error}"}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TeamPrecedenceView(APIView):

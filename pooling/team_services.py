@@ -216,3 +216,23 @@ def team_run_precedence_set(*, team: Team, order: Sequence[str]) -> list[Run]:
                 runs[tag].precedence = step + place
             Run.objects.bulk_update(list(runs.values()), ["precedence"])
     return [runs[tag] for tag in order]
+
+
+def team_run_withdraw(*, team: Team, run: Run) -> None:
+    """Withdraw one of the team's runs while submissions are open: the run and its
+    files go, and the runs after it move up in the precedence. Refused with
+    TeamError after the deadline (pools are built from what was sent by then) or
+    for another team's run, and with RunInUse for a run a pool was built from."""
+    if run.team_id != team.pk:
+        raise TeamError(f"run {run.tag} is not a run of team {team.name}")
+    if not submissions_open(team.campaign):
+        raise TeamError(
+            f"the submission deadline ({deadline_text(team.campaign)}) has passed: "
+            f"run {run.tag} stays; ask the organiser"
+        )
+    with transaction.atomic():
+        others = list(
+            team.runs.select_for_update().exclude(pk=run.pk).order_by("precedence", "tag")
+        )
+        services.run_delete(run=run)
+        team_run_precedence_set(team=team, order=[other.tag for other in others])

@@ -18,8 +18,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling import team_selectors, team_services
-from pooling.errors import SubmissionRefused, TeamError
-from pooling.models import Campaign, Team
+from pooling.errors import RunInUse, SubmissionRefused, TeamError
+from pooling.models import Campaign, Run, Team
 from pooling.problems import InputError
 from pooling.services import RunUpload
 from pooling.team_forms import (
@@ -257,4 +257,20 @@ def team_precedence(request: HttpRequest, team_id: int) -> HttpResponse:
         form.add_error(None, str(error))
         return _team_page(request, team, precedence_form=form, status=400)
     messages.success(request, f"Precedence saved: {', '.join(form.cleaned_data['order'])}.")
+    return redirect("teams:team_detail", team_id=team.pk)
+
+
+@login_required
+def team_run_withdraw(request: HttpRequest, team_id: int, run_id: int) -> HttpResponse:
+    """GET asks to confirm; POST withdraws the run (before the deadline, not pooled)."""
+    team = team_selectors.team_for_member_or_404(request.user, team_id)
+    run = get_object_or_404(Run, pk=run_id, team=team)
+    if request.method != "POST":
+        context = {"team": team, "campaign": team.campaign, "run": run}
+        return render(request, "pooling/team_run_withdraw.html", context)
+    try:
+        team_services.team_run_withdraw(team=team, run=run)
+    except (TeamError, RunInUse) as error:
+        return _team_page(request, team, refused=str(error), status=400)
+    messages.success(request, f"Run {run.tag} withdrawn.")
     return redirect("teams:team_detail", team_id=team.pk)

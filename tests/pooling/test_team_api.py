@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from pooling import services as pooling_services
 from pooling import team_services
 from pooling.models import Run
+from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_run, make_team, make_team_run, make_user, run_text
 
 pytestmark = pytest.mark.django_db
@@ -153,6 +154,27 @@ def test_another_teams_runs_are_a_404(api, campaign, team):
     response = api.put(f"/api/teams/{rivals.pk}/precedence/", {"order": []}, format="json")
     assert response.status_code == 404
     assert Run.objects.count() == 1
+
+
+def test_a_team_withdraws_its_run_over_the_api(api, campaign, team):
+    a1, a2 = make_team_run(team, "alpha1", ROWS), make_team_run(team, "alpha2", ROWS)
+    assert api.delete(f"/api/teams/{team.pk}/runs/{a1.pk}/").status_code == 204
+    assert [(r["tag"], r["precedence"]) for r in api.get(runs_url(team)).json()] == [("alpha2", 1)]
+    rivals = make_team(campaign, "Rivals", [make_user("rita")])
+    theirs = make_team_run(rivals, "rival1", ROWS)
+    assert api.delete(f"/api/teams/{team.pk}/runs/{theirs.pk}/").status_code == 404
+    assert api.delete(f"/api/teams/{rivals.pk}/runs/{theirs.pk}/").status_code == 404
+    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    assert a2 in pool.runs.all()
+    pooled = api.delete(f"/api/teams/{team.pk}/runs/{a2.pk}/")
+    assert pooled.status_code == 409
+    assert "is in pool" in pooled.json()["detail"]
+    campaign.submission_deadline = timezone.now() - timedelta(hours=1)
+    campaign.save()
+    late = api.delete(f"/api/teams/{team.pk}/runs/{a2.pk}/")
+    assert late.status_code == 400
+    assert "deadline" in late.json()["detail"]
+    assert set(Run.objects.values_list("tag", flat=True)) == {"alpha2", "rival1"}
 
 
 def test_an_organisers_run_is_not_the_teams(api, campaign, team):

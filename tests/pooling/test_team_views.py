@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
@@ -129,12 +130,55 @@ def test_precedence_form_reorders_the_runs(participant_client, team):
     assert "two runs have precedence 1" in response.content.decode()
 
 
+def withdraw_url(team, run) -> str:
+    return reverse("teams:team_run_withdraw", args=[team.pk, run.pk])
+
+
+def test_a_team_withdraws_a_run_and_the_later_ones_move_up(participant_client, team):
+    a1, a2, a3 = (make_team_run(team, f"alpha{k}", ROWS) for k in (1, 2, 3))
+    original = a2.original_file.name
+    page = participant_client.get(team_url(team)).content.decode()
+    assert withdraw_url(team, a2) in page
+    confirm = participant_client.get(withdraw_url(team, a2)).content.decode()
+    assert "Withdraw run alpha2?" in confirm
+    assert Run.objects.count() == 3, "asking to confirm changes nothing"
+    response = participant_client.post(withdraw_url(team, a2))
+    assert response.url == team_url(team)
+    assert list(team.runs.order_by("precedence").values_list("tag", "precedence")) == [
+        ("alpha1", 1),
+        ("alpha3", 2),
+    ]
+    assert not default_storage.exists(original)
+    assert "Run alpha2 withdrawn." in participant_client.get(team_url(team)).content.decode()
+
+
+def test_a_run_stays_after_the_deadline_or_once_pooled(participant_client, campaign, team):
+    run = make_team_run(team, "alpha1", ROWS)
+    pool = make_pool(campaign, {"301": ["d1"]})
+    pool.runs.add(run)
+    response = participant_client.post(withdraw_url(team, run))
+    assert response.status_code == 400
+    assert "is in pool" in response.content.decode()
+    pool.runs.remove(run)
+    campaign.submission_deadline = timezone.now() - timedelta(hours=1)
+    campaign.save()
+    assert withdraw_url(team, run) not in participant_client.get(team_url(team)).content.decode()
+    response = participant_client.post(withdraw_url(team, run))
+    assert response.status_code == 400
+    assert "deadline" in response.content.decode()
+    assert Run.objects.get().tag == "alpha1"
+
+
 def test_another_teams_page_is_a_404(participant_client, campaign, team):
     rivals = make_team(campaign, "Rivals", [make_user("rita")])
     for name in ("team_detail",):
         assert participant_client.get(team_url(rivals, name)).status_code == 404
     for name in ("team_run_upload", "team_precedence"):
         assert participant_client.post(team_url(rivals, name)).status_code == 404
+    theirs = make_team_run(rivals, "rival1", ROWS)
+    assert participant_client.post(withdraw_url(rivals, theirs)).status_code == 404
+    assert participant_client.post(withdraw_url(team, theirs)).status_code == 404
+    theirs.delete()
     assert (
         participant_client.get(reverse("scoring:team_scores", args=[rivals.pk])).status_code == 404
     )

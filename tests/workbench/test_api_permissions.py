@@ -119,6 +119,8 @@ CALLS = [
     Call("get", "/api/teams/", ANYONE, 200, assessor=200, participant=200),
     Call("get", "/api/teams/{team_id}/runs/", PARTICIPANTS, 404, 404, participant=200),
     Call("post", "/api/teams/{team_id}/runs/", PARTICIPANTS, 404, 404, True, 400),
+    # The world's run is the organiser's: not the team's to withdraw (404 to its members too).
+    Call("delete", "/api/teams/{team_id}/runs/{run_id}/", PARTICIPANTS, 404, 404, participant=404),
     Call("put", "/api/teams/{team_id}/precedence/", PARTICIPANTS, 404, 404, participant=400),
     Call("get", "/api/teams/{team_id}/scores/", PARTICIPANTS, 404, 404, participant=403),
     Call("get", "/api/teams/{team_id}/leaderboard/", PARTICIPANTS, 404, 404, participant=403),
