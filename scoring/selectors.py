@@ -617,16 +617,27 @@ def pool_score_table(*, pool: Pool, measure: str, progress: Any = None) -> Score
     """One measure's per-topic values of every run against the pool's final labels
     (as `pool_scores`: -c, so every run has every judged topic): what a leaderboard
     and its pictures rest on. The request's is kept in the cache until the labels
-    change, for the page and each of its pictures; a job's (`progress` given) is
-    kept in the job's result instead."""
+    change, for the page and each of its pictures (read from a leaderboard job's
+    result when one has it); a job's (`progress` given) is kept in the job's
+    result instead."""
     if progress is not None:
         return _pool_score_table(pool, measure, progress)
     key = f"score-table:{pool.pk}:{scores_version(pool, [measure])}"
     table = cache.get(key)
     if table is None:
-        table = _pool_score_table(pool, measure)
+        table = _table_of_job(pool, measure) or _pool_score_table(pool, measure)
         cache.set(key, table, timeout=3600)
     return table
+
+
+def _table_of_job(pool: Pool, measure: str) -> ScoreTable | None:
+    """The table a leaderboard job made of the current labels, if one did: read back
+    rather than scored again (the participants' leaderboard of a large pool)."""
+    spec = leaderboard_job(pool, measure)
+    job = job_latest(kind=spec["kind"], params=spec["params"])
+    if job is None or job.state != Job.DONE:
+        return None
+    return ScoreTable.from_dict(job.result["table"])
 
 
 def _pool_score_table(pool: Pool, measure: str, progress: Any = None) -> ScoreTable:

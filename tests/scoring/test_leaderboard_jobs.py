@@ -325,3 +325,22 @@ def test_the_precision_recall_curves_score_no_more_runs_than_a_request_may(
         plot_url(pool, "pr", format="csv") + "&" + picked[: picked.rindex("&")]
     )
     assert seven.status_code == 200
+
+
+def test_a_table_a_job_made_is_read_back_by_the_scorings_in_a_request(
+    organiser_client, pool, large, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The participants' leaderboard scores in the request: once a job has the
+    table of the current labels, it is read from the job, not scored again."""
+    job = score_in_a_job(organiser_client, pool, django_capture_on_commit_callbacks)
+    cache.clear()
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("scored again")
+
+    monkeypatch.setattr(selectors, "_pool_score_table", no_scoring)
+    table = selectors.pool_score_table(pool=pool, measure="P.10")
+    assert table.to_dict() == job.result["table"]
+    change_a_label(pool)  # a new state: the job's table is not the current labels'
+    with pytest.raises(AssertionError, match="scored again"):
+        selectors.pool_score_table(pool=pool, measure="P.10")
