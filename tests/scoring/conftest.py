@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from judging import services as judging
 from judging.judgment_files import ImportedJudgment
-from judging.models import Assignment
+from judging.models import Assignment, Judgment
 from pooling.models import Pool
 from workbench import demo_content
 
@@ -49,6 +49,19 @@ def judged_demo_pool() -> Pool:
     ]
     judging.judgments_import(campaign=pool.campaign, rows=rows)
     return pool
+
+
+def change_a_label(pool: Pool) -> None:
+    """Turn one judgment of the pool the other way: the labels are in a new state."""
+    assignment = Assignment.objects.filter(pool=pool).first()
+    judgment = Judgment.objects.filter(assessor=assignment.assessor, topic=assignment.topic)[0]
+    judging.judgment_record(
+        assessor=assignment.assessor,
+        topic=assignment.topic,
+        docno=judgment.docno,
+        relevance=1 - min(judgment.relevance, 1),
+        aspects={"effectiveness": 1, "credibility": 1},
+    )
 
 
 @pytest.fixture

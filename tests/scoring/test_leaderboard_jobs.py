@@ -15,11 +15,11 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from judging import services as judging_services
-from judging.models import Assignment, Judgment
+from judging.models import Judgment
 from scoring import selectors
 from scoring.analysis.leaderboard import ScoreTable
 from scoring.analysis.render import to_json
+from tests.scoring.conftest import change_a_label
 from workbench.jobs import job_start
 from workbench.models import Job
 
@@ -56,18 +56,6 @@ def score_in_a_job(client, pool, capture, **params):
     assert response.status_code == 302
     assert response.url == page_url(pool, **params)  # back to the page, options kept
     return Job.objects.filter(kind=selectors.LEADERBOARD_JOB).latest("created_at")
-
-
-def change_a_label(pool) -> None:
-    assignment = Assignment.objects.filter(pool=pool).first()
-    judgment = Judgment.objects.filter(assessor=assignment.assessor, topic=assignment.topic)[0]
-    judging_services.judgment_record(
-        assessor=assignment.assessor,
-        topic=assignment.topic,
-        docno=judgment.docno,
-        relevance=1 - min(judgment.relevance, 1),
-        aspects={"effectiveness": 1, "credibility": 1},
-    )
 
 
 def api_for(user) -> APIClient:

@@ -15,13 +15,12 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from judging import services as judging_services
-from judging.models import Assignment, Judgment
 from pooling.models import Pool, Run
 from scoring import selectors
 from scoring.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
+from tests.scoring.conftest import change_a_label
 
 pytestmark = pytest.mark.django_db
 
@@ -463,15 +462,7 @@ def test_a_large_scoring_runs_as_a_job_and_the_page_shows_its_table(
     assert "demo-run" in page
     # A new label is a new state: the stored scores are not served for it.
     settings.WORKBENCH_SYNC_SCORING_CELLS = 1
-    assignment = Assignment.objects.filter(pool=pool).first()
-    judgment = Judgment.objects.filter(assessor=assignment.assessor, topic=assignment.topic)[0]
-    judging_services.judgment_record(
-        assessor=assignment.assessor,
-        topic=assignment.topic,
-        docno=judgment.docno,
-        relevance=1 - min(judgment.relevance, 1),
-        aspects={"effectiveness": 1, "credibility": 1},
-    )
+    change_a_label(pool)
     stale = organiser_client.get(url, query).content.decode()
     assert "it runs in the background" in stale
     assert "data-superseded" in stale  # says the stored table is out of date
