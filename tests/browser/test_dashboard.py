@@ -74,7 +74,9 @@ def test_the_dashboard_moves_while_judging_and_a_shrink_reaches_the_queue(
 
     # The dashboard refreshes itself: no reload.
     expect(stat(boss, "spent")).to_have_text("12")
-    assert stat(boss, "left").inner_text() == "8"
+    # A poll answered late can show the state before for a second (CI, under load):
+    # wait for the numbers to settle rather than read them once.
+    expect(stat(boss, "left")).to_have_text("8")
     assert "2" in boss.locator('tr[data-topic="302"]').inner_text()
 
     # Shrink the unfinished topic (302) to depth 4.
