@@ -20,7 +20,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -49,6 +49,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/python manage.py makemigrations --check --dry-run
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -35,7 +35,7 @@ def baseline(files: list[Path]) -> None:
 def core(files: list[Path], topics: set[str], cache_dir: Path) -> None:
     """What runs_import does before the database: read every file (in parallel
     threads, as the service does), check it, and write its Parquet cache."""
-    from pooling import file_input, problems, run_files
+    from workbench.core import file_input, problems, run_files
 
     def read_and_cache(indexed: tuple[int, Path]) -> None:
         index, path = indexed
@@ -51,7 +51,7 @@ def core(files: list[Path], topics: set[str], cache_dir: Path) -> None:
 
 def setup_django(data_dir: Path) -> None:
     os.environ["WORKBENCH_DATA_DIR"] = str(data_dir)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.pop("DATABASE_URL", None)
     import django
     from django.core.management import call_command

@@ -43,7 +43,7 @@ def create_database(url: str) -> None:
 
 def setup(url: str) -> None:
     os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     # Production settings (DEBUG off); static files are not collected for this.
     os.environ["DEBUG"] = "false"
     # Plain http from the test client: no redirect to https.

@@ -7,7 +7,7 @@ A generated table of per-topic scores (average precision-like: each run a
 Beta-distributed level plus topic difficulty, clipped to [0, 1]; seeded),
 then Fisher's randomisation test for every pair of runs (80 runs: 3,160
 pairs) with --resamples sign flips each, and Holm's correction over them:
-`scoring.analysis.paired.randomization_test` + `corrections.adjust`, best of
+`scoring.core.analysis.paired.randomization_test` + `corrections.adjust`, best of
 --repeat. Target: well under 5 s.
 
 SciPy's `permutation_test` (permutation_type="samples", the same seed) is
@@ -15,7 +15,7 @@ timed on the first --scipy-pairs pairs only and extrapolated to all of them
 (it takes about 0.1 s a pair); its p-values for those pairs are checked to be
 ours.
 
-Tukey's HSD over all pairs of the same table: `scoring.analysis.tukey.tukey_hsd`
+Tukey's HSD over all pairs of the same table: `scoring.core.analysis.tukey.tukey_hsd`
 (best of --repeat) against one run of `scipy.stats.tukey_hsd(*runs)` (which
 integrates the studentized range for every cell of the runs x runs matrix,
 about 4 ms each), with the largest absolute difference of their p-values.
@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT))
 
 from scipy import stats
 
-from scoring.analysis.corrections import adjust
-from scoring.analysis.paired import all_pairs, randomization_test
-from scoring.analysis.tukey import tukey_hsd
+from scoring.core.analysis.corrections import adjust
+from scoring.core.analysis.paired import all_pairs, randomization_test
+from scoring.core.analysis.tukey import tukey_hsd
 
 SEED = 0
 

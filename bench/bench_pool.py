@@ -48,11 +48,11 @@ from common import ARROW_MEMORY_POOL, ROOT, run_files
 
 sys.path.insert(0, str(ROOT))
 
-from pooling.budget import WhatIf, whatif
-from pooling.ranking import rank_run_caches
-from pooling.run_files import read_run, write_run_cache
-from pooling.spec import CDS_2014, PoolSpec
-from pooling.strategies import pool_from_run_files
+from pooling.core.budget import WhatIf, whatif
+from pooling.core.ranking import rank_run_caches
+from pooling.core.spec import CDS_2014, PoolSpec
+from pooling.core.strategies import pool_from_run_files
+from workbench.core.run_files import read_run, write_run_cache
 
 DEPTH = 100
 RUN_FILE_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]

@@ -89,7 +89,7 @@ def write_stratified(qrels: Path, files: list[Path], depth: int, out: Path) -> N
     import numpy as np
 
     sys.path.insert(0, str(ROOT))
-    from pooling.ranking import pooled_documents, rank_run_files
+    from pooling.core.ranking import pooled_documents, rank_run_files
 
     labels = {}
     for line in qrels.open():

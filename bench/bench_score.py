@@ -5,7 +5,7 @@
 
 1. In this process: parse the qrels and every run file, score map, P_10,
    ndcg_cut_10, recall_1000, Rprec and bpref per topic, and average them per
-   run. Ours is `scoring.trec_eval.main` on the runs directory (output
+   run. Ours is `scoring.core.trec_eval.main` on the runs directory (output
    formatted into memory); pytrec_eval parses with its own `parse_qrel` /
    `parse_run` and evaluates run after run. Best of `--repeat`, the ratio,
    and ours with `-m all_trec`.
@@ -43,7 +43,7 @@ from common import ROOT, best_time
 
 sys.path.insert(0, str(ROOT))
 
-from scoring.trec_eval import main
+from scoring.core.trec_eval import main
 
 MEASURES = ["map", "P.10", "ndcg_cut.10", "recall.1000", "Rprec", "bpref"]
 PYTREC_MEASURES = {"map", "P_10", "ndcg_cut_10", "recall_1000", "Rprec", "bpref"}
@@ -199,7 +199,7 @@ def in_process(workload: Path, repeat: int) -> None:
     all_trec_time = best_time(lambda: ours(workload, ["all_trec"]), repeat)
     print(f"{runs} runs, measures {' '.join(MEASURES)}; best of {repeat}, parsing included")
     print("in this process:")
-    print(f"  ours (scoring.trec_eval)  {ours_time:7.3f} s")
+    print(f"  ours (scoring.core.trec_eval)  {ours_time:7.3f} s")
     print(f"  pytrec_eval               {theirs_time:7.3f} s")
     print(f"  ratio                     {theirs_time / ours_time:7.2f}x faster")
     print(f"  ours with -m all_trec     {all_trec_time:7.3f} s")

@@ -77,7 +77,7 @@ def main() -> None:
     try:
         os.environ.pop("DATABASE_URL", None)
         os.environ["WORKBENCH_DATA_DIR"] = str(work)
-        os.environ["DJANGO_SETTINGS_MODULE"] = "workbench.settings"
+        os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         import django
 

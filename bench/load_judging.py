@@ -8,7 +8,7 @@ Builds a campaign in a PostgreSQL database of its own (created, and dropped
 at the end unless --keep-database): one topic per assessor, each with
 --documents documents of ~600 characters in its queue, every assessor
 with the same password hashed by the production hasher. Starts gunicorn
-(workbench/gunicorn.py, DEBUG off, bound to a socket on 127.0.0.1 that
+(config/gunicorn.py, DEBUG off, bound to a socket on 127.0.0.1 that
 this script opened) and one `db_worker`, then simulates the assessors:
 
 - half judge through the HTML page as the browser does (an htmx POST of the
@@ -60,7 +60,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pooling.label_schema import LabelSchema  # noqa: E402  (a pure core: no Django)
+from workbench.core.label_schema import LabelSchema  # noqa: E402  (a pure core: no Django)
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/workbench_load"
 PASSWORD = "load-test-password-1957"
@@ -132,7 +132,7 @@ def server_env(url: str, data_dir: Path, static_root: Path) -> dict[str, str]:
 def django_setup(env: dict[str, str]) -> None:
     """Configure Django in this process for the load database (building and checking)."""
     os.environ.update(env)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "workbench.settings"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     import django
 
     django.setup()
@@ -243,10 +243,10 @@ def serving(env: dict[str, str], *, log_dir: Path, root: Path = ROOT) -> Iterato
                 "-m",
                 "gunicorn",
                 "-c",
-                "python:workbench.gunicorn",
+                "python:config.gunicorn",
                 "--bind",
                 f"fd://{fd}",
-                "workbench.wsgi",
+                "config.wsgi",
             ],
             cwd=root,
             env=env,
@@ -320,7 +320,7 @@ def cpu_sample(database: str) -> CpuSample:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            if b"workbench.gunicorn" in cmdline:
+            if b"config.gunicorn" in cmdline:
                 kind = "gunicorn"
             elif cmdline.startswith(b"postgres: ") and f" {database} ".encode() in cmdline:
                 kind = "postgres"  # a server process of this database (a kept connection)
@@ -820,7 +820,7 @@ def main(argv: list[str] | None = None) -> int:
         "--workers",
         type=int,
         default=None,
-        help="gunicorn workers (default: workbench/gunicorn.py's)",
+        help="gunicorn workers (default: config/gunicorn.py's)",
     )
     parser.add_argument("--threads", type=int, default=None, help="threads per gunicorn worker")
     parser.add_argument(

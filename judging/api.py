@@ -23,9 +23,9 @@ from rest_framework.views import APIView
 
 from judging import services
 from judging.models import Assignment, DocumentNote, Judgment
-from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry
 from workbench.api import OptionalPagination
+from workbench.core.label_schema import LabelError
 from workbench.roles import IsOrganiser
 
 

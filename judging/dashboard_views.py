@@ -19,12 +19,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging import progress, services
+from judging import services
+from judging.core import progress
 from judging.forms import WorkChangeForm
 from judging.models import DocumentNote
 from judging.status import CampaignStatus, campaign_status
 from pooling.models import Campaign
-from workbench.charts import Frame
+from workbench.core.charts import Frame
 from workbench.roles import IsOrganiser, organiser_required
 
 # The chart looks this far past today at most; a later forecast is named, not drawn.

@@ -7,8 +7,8 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
+from judging.core.overlap import OverlapPlanError, OverlapSpec
 from judging.models import DocumentNote, PoolPolicy
-from judging.overlap import OverlapPlanError, OverlapSpec
 from pooling.models import Topic
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, models
 
-from pooling.id_limits import MAX_DOCNO
 from pooling.models import Pool, PoolEntry, Topic
+from workbench.core.id_limits import MAX_DOCNO
 
 
 class AssignmentQuerySet(models.QuerySet["Assignment"]):
@@ -237,7 +237,7 @@ class JudgmentEvent(models.Model):
 
 
 def _default_label_policy() -> dict[str, Any]:
-    from judging.labels import DEFAULT_POLICY
+    from judging.core.labels import DEFAULT_POLICY
 
     return DEFAULT_POLICY.to_dict()
 

@@ -23,19 +23,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging import selectors, services
-from judging.agreement import confusion_matrix, records, worst_first
+from judging.core.agreement import confusion_matrix, records, worst_first
+from judging.core.judgment_files import read_judgments_tsv
+from judging.core.overlap import OverlapPlan, OverlapPlanError
 from judging.forms import OverlapForm, PolicyForm
-from judging.judgment_files import read_judgments_tsv
 from judging.models import Assignment, PoolPolicy
-from judging.overlap import OverlapPlan, OverlapPlanError
 from pooling.api import rejected_response
-from pooling.label_schema import LabelError
 from pooling.models import Campaign, Pool
-from pooling.problems import InputError
 from pooling.selectors import campaign_budget, pool_or_404
 from pooling.services import OverBudget, PoolBuildError
 from workbench import uploads
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
+from workbench.core.label_schema import LabelError
+from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser, assessor_accounts
 
 ORGANISERS = [IsAuthenticated, IsOrganiser]

@@ -13,15 +13,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 
 from judging import selectors, services
-from judging.agreement import confusion_matrix, records, worst_first
+from judging.core.agreement import confusion_matrix, records, worst_first
+from judging.core.overlap import OverlapPlanError
 from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
 from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
-from judging.overlap import OverlapPlanError
-from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget, pool_or_404
 from pooling.services import OverBudget
+from workbench.core.label_schema import LabelError
 from workbench.roles import assessor_accounts, organiser_required
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 from django.core.cache import cache
 from django.db.models import Exists, Max, Min, OuterRef
 
-from judging import agreement, agreement_table, labels
+from judging.core import agreement, agreement_table, labels
 from judging.models import (
     Adjudication,
     Assignment,
@@ -23,8 +23,8 @@ from judging.models import (
     JudgmentEvent,
     PoolPolicy,
 )
-from pooling.label_schema import NOT_ASKED
 from pooling.models import Pool, PoolEntry
+from workbench.core.label_schema import NOT_ASKED
 
 # --------------------------------------------------------------------------
 # Frames

@@ -18,8 +18,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judging import selectors
-from judging.judgment_files import ImportedJudgment
-from judging.labels import LabelPolicy
+from judging.core.judgment_files import ImportedJudgment
+from judging.core.labels import LabelPolicy
+from judging.core.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from judging.models import (
     Adjudication,
     Assignment,
@@ -29,12 +30,11 @@ from judging.models import (
     OverlapItem,
     PoolPolicy,
 )
-from judging.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from pooling import services as pooling_services
-from pooling.label_schema import LabelSchema
 from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.selectors import pool_entries_frame
 from pooling.services import budget_check
+from workbench.core.label_schema import LabelSchema
 
 # One visit longer than this is a forgotten tab, not work.
 MAX_SECONDS_PER_VISIT = 30 * 60

@@ -2,7 +2,7 @@
 status API show, counted from the stored judgments (never from a counter).
 
 Per topic and per assessor, the budget spent day by day, the forecast of the
-pure core `judging.progress`, the alerts, and the documents set aside as
+pure core `judging.core.progress`, the alerts, and the documents set aside as
 cannot-judge. Nothing here writes.
 """
 
@@ -19,9 +19,9 @@ from django.db.models import Aggregate, Count, Exists, FloatField, Max, OuterRef
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from judging import progress
+from judging.core import progress
 from judging.models import Adjudication, Assignment, DocumentNote, Judgment, JudgmentEvent
-from pooling.ledger import BudgetState
+from pooling.core.ledger import BudgetState
 from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget
 from workbench.db import read_snapshot
@@ -386,7 +386,7 @@ def _agreement_alerts(campaign: Campaign) -> dict[str, str]:
     key = f"agreement-alerts:{campaign.pk}:{version['id__max']}"
     alerts = cache.get(key)
     if alerts is None:
-        from judging import agreement_statistics  # numpy: only when judgments changed
+        from judging.core import agreement_statistics  # numpy: only when judgments changed
 
         rule = agreement_statistics.FlagRule()
         aspects = agreement_statistics.schema_aspects(campaign.schema)

@@ -20,8 +20,8 @@ from judging import services
 from judging.forms import ActiveTimeForm, CannotJudgeForm, NoteForm
 from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, DocumentNote, Judgment
-from pooling.label_schema import LabelError
 from pooling.models import Document, PoolEntry
+from workbench.core.label_schema import LabelError
 from workbench.roles import is_organiser, is_participant
 
 PANEL = "judging/judge.html#judge-panel"

@@ -33,7 +33,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pooling import selectors, services
-from pooling.document_files import DOCUMENT_FORMATS
+from pooling.core.document_files import DOCUMENT_FORMATS
+from pooling.core.topic_files import TOPIC_FORMATS
 from pooling.forms import (
     CUSTOM_SCHEMA,
     AnswerUploadForm,
@@ -43,12 +44,11 @@ from pooling.forms import (
     RunReplaceForm,
     TopicUploadForm,
 )
-from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 from pooling.models import Campaign, Document, Run, TaskKind, Topic
-from pooling.problems import InputError
-from pooling.topic_files import TOPIC_FORMATS
 from workbench import uploads
 from workbench.api import DetailSerializer, OptionalPagination, Pagination, form_errors
+from workbench.core.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from workbench.core.problems import InputError
 from workbench.job_api import job_accepted, job_accepted_response
 from workbench.models import Job
 from workbench.roles import IsOrganiser

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from pooling import api, pool_api, team_api
+from pooling import api, pool_api
 
 urlpatterns = [
     path("campaigns/", api.CampaignListView.as_view(), name="api-campaigns"),
@@ -43,31 +43,4 @@ urlpatterns = [
     path("pools/<int:pool_id>/replan/", pool_api.PoolReplanView.as_view(), name="api-pool-replan"),
     path("pools/<int:pool_id>/retire/", pool_api.PoolRetireView.as_view(), name="api-pool-retire"),
     path("pools/<int:pool_id>/reopen/", pool_api.PoolReopenView.as_view(), name="api-pool-reopen"),
-    path("teams/", team_api.TeamListView.as_view(), name="api-teams"),
-    path(
-        "campaigns/<slug:slug>/teams/",
-        team_api.CampaignTeamsView.as_view(),
-        name="api-campaign-teams",
-    ),
-    path(
-        "campaigns/<slug:slug>/team-settings/",
-        team_api.CampaignSubmissionsView.as_view(),
-        name="api-campaign-submissions",
-    ),
-    path(
-        "campaigns/<slug:slug>/release/",
-        team_api.CampaignReleaseView.as_view(),
-        name="api-campaign-release",
-    ),
-    path("teams/<int:team_id>/runs/", team_api.TeamRunsView.as_view(), name="api-team-runs"),
-    path(
-        "teams/<int:team_id>/runs/<int:run_id>/",
-        team_api.TeamRunView.as_view(),
-        name="api-team-run",
-    ),
-    path(
-        "teams/<int:team_id>/precedence/",
-        team_api.TeamPrecedenceView.as_view(),
-        name="api-team-precedence",
-    ),
 ]

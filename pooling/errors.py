@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pooling.ledger import BudgetState
+from pooling.core.ledger import BudgetState
 
 
 class PoolBuildError(ValueError):

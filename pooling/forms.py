@@ -9,9 +9,12 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.forms.boundfield import BoundWidget
 
-from pooling.document_files import DOCUMENT_FORMATS
-from pooling.file_input import JSONProblem, parse_json
-from pooling.label_schema import (
+from pooling.core.document_files import DOCUMENT_FORMATS
+from pooling.core.spec import ORDER_MODES, PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
+from pooling.core.topic_files import TOPIC_FORMATS
+from pooling.models import Campaign
+from workbench.core.file_input import JSONProblem, parse_json
+from workbench.core.label_schema import (
     DEFAULT_PRESET,
     SCHEMA_PRESETS,
     LabelSchema,
@@ -19,9 +22,6 @@ from pooling.label_schema import (
     preset_of,
     schema_problems,
 )
-from pooling.models import Campaign
-from pooling.spec import ORDER_MODES, PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
-from pooling.topic_files import TOPIC_FORMATS
 
 CUSTOM_SCHEMA = "custom"
 

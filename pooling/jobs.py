@@ -9,8 +9,8 @@ from typing import IO, Any
 from django.core.files.storage import default_storage
 
 from pooling import selectors, services
+from pooling.core.spec import PoolSpec
 from pooling.models import Campaign, Pool
-from pooling.spec import PoolSpec
 from workbench.jobs import JobProgress
 from workbench.models import Job
 

@@ -8,8 +8,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from pooling.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, MAX_URL
-from pooling.label_schema import (
+from pooling.core.topic_files import ANSWERS, parse_answer
+from workbench.core.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, MAX_URL
+from workbench.core.label_schema import (
     SCHEMA_PRESETS,
     LabelSchema,
     SchemaPreset,
@@ -17,7 +18,6 @@ from pooling.label_schema import (
     preset_of,
     schema_problems,
 )
-from pooling.topic_files import ANSWERS, parse_answer
 
 
 def validate_label_schema(value: Any) -> None:
@@ -28,7 +28,7 @@ def validate_label_schema(value: Any) -> None:
 
 class TaskKind(models.TextChoices):
     """What a campaign evaluates: ranked runs judged in pools, or a task whose
-    gold and submissions are scored by its official rules (`scoring.tasks`)."""
+    gold and submissions are scored by its official rules (`scoring.core.tasks`)."""
 
     RANKED = "ranked", "Ranked retrieval"
     CODIESP = "codiesp", "CodiEsp clinical coding"
@@ -303,7 +303,7 @@ class PoolEntry(models.Model):
 
 
 class PoolRevision(models.Model):
-    """A re-plan of some topics of a pool while it is judged (see `pooling.revisions`).
+    """A re-plan of some topics of a pool while it is judged (see `pooling.core.revisions`).
 
     The build is revision 1 (the pool's own spec); each revision gives its
     topics a new spec, and the manifest of an export lists them all.

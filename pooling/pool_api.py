@@ -23,11 +23,11 @@ from rest_framework.views import APIView
 
 from pooling import selectors, services
 from pooling.api import ORGANISERS, BudgetSerializer
+from pooling.core.revisions import SUMMARY_COLUMNS
+from pooling.core.spec import ORDER_MODES, PRESETS, PoolSpec, spec_label
 from pooling.forms import DEFAULT_POOL_PRESET, PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool, PoolAddition, PoolEntry, PoolRevision
-from pooling.revisions import SUMMARY_COLUMNS
 from pooling.selectors import pool_or_404
-from pooling.spec import ORDER_MODES, PRESETS, PoolSpec, spec_label
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
 from workbench.job_api import job_accepted, job_accepted_response
 

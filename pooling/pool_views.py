@@ -11,13 +11,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling import selectors, services
-from pooling.budget import judged_share, run_contributions, run_overlap, whatif
+from pooling.core.budget import judged_share, run_contributions, run_overlap, whatif
+from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
+from pooling.core.spec import PRESETS, PoolSpec, spec_label
+from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
-from pooling.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
-from pooling.spec import PRESETS, PoolSpec, spec_label
-from pooling.strategies import order_tsv_lines, pool_tsv_lines
-from workbench.charts import Frame
+from workbench.core.charts import Frame
 from workbench.http import plot_format_error, plot_response, streamed_attachment
 from workbench.roles import organiser_required
 

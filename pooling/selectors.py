@@ -16,18 +16,18 @@ from django.core.cache import cache
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
+from pooling.core.ledger import BudgetState
+from pooling.core.spec import PoolSpec
 from pooling.errors import PoolBuildError
-from pooling.ledger import BudgetState
 from pooling.models import Campaign, Pool, Run, Topic
-from pooling.spec import PoolSpec
-from pooling.topic_ids import topic_sort_key
+from workbench.core.topic_ids import topic_sort_key
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pooling.budget import DepthFit, ScaleFit
-    from pooling.ranking import RankedRuns
-    from pooling.revisions import Revision
+    from pooling.core.budget import DepthFit, ScaleFit
+    from pooling.core.ranking import RankedRuns
+    from pooling.core.revisions import Revision
 
 # The reads that build frames import pandas and the pooling cores where they
 # need them: the light reads (the budget, unfinished topics) are what the
@@ -112,7 +112,7 @@ def ranked_runs(
     campaign: Campaign, *, max_depth: int, runs: Sequence[Run] | None = None, progress: Any = None
 ) -> RankedRuns:
     """The campaign's runs (or the given ones), ranked from their caches down to max_depth."""
-    from pooling.ranking import rank_run_caches
+    from pooling.core.ranking import rank_run_caches
 
     runs = list(campaign.runs.all()) if runs is None else list(runs)
     if not runs:
@@ -168,7 +168,7 @@ def pool_runs(campaign: Campaign, *, runs_per_team: int | None = None) -> list[R
 def chart_depths(deepest_rank: int) -> list[int]:
     """The depths of the cost table and chart: every 10 up to 100, but none past
     the runs' deepest rank (deeper pools are the same pool), which ends the list."""
-    from pooling.budget import DEFAULT_DEPTHS
+    from pooling.core.budget import DEFAULT_DEPTHS
 
     shallower = [depth for depth in DEFAULT_DEPTHS if depth < deepest_rank]
     return [*shallower, min(deepest_rank, DEFAULT_DEPTHS[-1])] if deepest_rank else [1]
@@ -225,7 +225,7 @@ def pool_whatif(
 ) -> PoolWhatIf:
     """The sizes and costs of the pool `spec` would build now from `pool_runs`, and
     what fits the budget."""
-    from pooling.budget import DEFAULT_DEPTHS, fit_depth, fit_scale, whatif
+    from pooling.core.budget import DEFAULT_DEPTHS, fit_depth, fit_scale, whatif
 
     if not campaign.runs.exists():
         raise PoolBuildError("Upload runs first: a pool is built from them.")
@@ -276,12 +276,12 @@ _ENTRY_FIELDS = {"query_id": "topic__topic_id", "doc_id": "docno", "batch": "add
 
 
 def pool_entries_frame(pool: Pool, *, with_retired: bool = False) -> pd.DataFrame:
-    """The pool's plan as the pool frame of `pooling.strategies`: every entry but
+    """The pool's plan as the pool frame of `pooling.core.strategies`: every entry but
     those a revision retired (`with_retired`: those too, with columns `retired`
-    and `revision`, the frame of `pooling.revisions`)."""
+    and `revision`, the frame of `pooling.core.revisions`)."""
     import pandas as pd
 
-    from pooling.strategies import POOL_COLUMNS, sort_pool
+    from pooling.core.strategies import POOL_COLUMNS, sort_pool
 
     columns = [*POOL_COLUMNS, *(("retired", "revision") if with_retired else ())]
     fields = [_ENTRY_FIELDS.get(column, column) for column in columns]
@@ -328,8 +328,8 @@ def unfinished_topics(pool: Pool) -> list[str]:
 
 def pool_revision_preview(pool: Pool, *, spec: PoolSpec, topics: Sequence[str]) -> Revision:
     """What re-planning `topics` with `spec` would do (nothing is stored)."""
-    from pooling.revisions import revise
-    from pooling.strategies import pool_from_ranked
+    from pooling.core.revisions import revise
+    from pooling.core.strategies import pool_from_ranked
 
     if not topics:
         raise PoolBuildError("choose at least one topic to re-plan")

@@ -26,8 +26,14 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
-from pooling import document_files, file_input, run_files, topic_files
-from pooling.budget import pool_cost
+from pooling.core import document_files, topic_files
+from pooling.core.budget import pool_cost
+from pooling.core.spec import PoolSpec, PoolSpecError, spec_label
+from pooling.core.strategies import (
+    add_runs_to_pool,
+    pool_from_ranked,
+    pool_of_judged,
+)
 from pooling.errors import OverBudget, PoolBuildError, RunInUse
 from pooling.models import (
     BudgetOverrun,
@@ -41,8 +47,6 @@ from pooling.models import (
     Team,
     Topic,
 )
-from pooling.problems import InputError, Problem, ProblemLog
-from pooling.run_files import ParsedRun
 from pooling.selectors import (
     campaign_budget,
     campaign_schema_lock,
@@ -53,12 +57,9 @@ from pooling.selectors import (
     pool_runs,
     ranked_runs,
 )
-from pooling.spec import PoolSpec, PoolSpecError, spec_label
-from pooling.strategies import (
-    add_runs_to_pool,
-    pool_from_ranked,
-    pool_of_judged,
-)
+from workbench.core import file_input, run_files
+from workbench.core.problems import InputError, Problem, ProblemLog
+from workbench.core.run_files import ParsedRun
 from workbench.jobs import job_start
 from workbench.models import Job
 
@@ -765,7 +766,7 @@ def pool_revise(
     confirm_over_budget: bool = False,
 ) -> PoolRevision:
     """Re-plan `topics` of a pool being judged with `spec`: a new revision of the same
-    pool (`pooling.revisions`). Queues change in place, assignments carry over, and
+    pool (`pooling.core.revisions`). Queues change in place, assignments carry over, and
     nothing judged is lost. New judgments beyond what the budget has left raise
     OverBudget unless `confirm_over_budget`.
     """

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from pooling import pool_views, team_views, views
+from pooling import pool_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -35,23 +35,4 @@ urlpatterns = [
         pool_views.pool_export,
         name="pool_export",
     ),
-    path("<slug:slug>/teams/", team_views.campaign_teams, name="campaign_teams"),
-    path(
-        "<slug:slug>/teams/settings/",
-        team_views.submission_settings,
-        name="submission_settings",
-    ),
-    path("<slug:slug>/teams/new/", team_views.team_create, name="team_create"),
-    path(
-        "<slug:slug>/teams/<int:team_id>/members/",
-        team_views.team_members,
-        name="team_members",
-    ),
-    path(
-        "<slug:slug>/teams/<int:team_id>/accept-late/",
-        team_views.team_accept_late,
-        name="team_accept_late",
-    ),
-    path("<slug:slug>/scores/release/", team_views.scores_release, name="scores_release"),
-    path("<slug:slug>/scores/withdraw/", team_views.scores_withdraw, name="scores_withdraw"),
 ]

@@ -26,8 +26,8 @@ from pooling.forms import (
     TopicUploadForm,
 )
 from pooling.models import Campaign, Run
-from pooling.problems import InputError
 from workbench import uploads
+from workbench.core.problems import InputError
 from workbench.models import Job
 from workbench.roles import organiser_required
 

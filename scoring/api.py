@@ -16,9 +16,9 @@ from rest_framework.views import APIView
 
 from pooling.selectors import pool_or_404
 from scoring import background, jobs, selectors
-from scoring.analysis.corrections import CORRECTIONS
-from scoring.analysis.render import to_json
-from scoring.exports import DEFAULT_BUNDLE, FORMATS, ExportError
+from scoring.core.analysis.corrections import CORRECTIONS
+from scoring.core.analysis.render import to_json
+from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, ExportError
 from scoring.forms import LeaderboardForm
 from workbench.http import attachment
 from workbench.job_api import job_accepted, job_accepted_response

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import api, task_api, team_api
+from scoring import api, task_api
 
 urlpatterns = [
     path(
@@ -34,11 +34,5 @@ urlpatterns = [
         "campaigns/<slug:slug>/scores/<str:subtask>/",
         task_api.TaskScoresView.as_view(),
         name="api-task-scores",
-    ),
-    path("teams/<int:team_id>/scores/", team_api.TeamScoresView.as_view(), name="api-team-scores"),
-    path(
-        "teams/<int:team_id>/leaderboard/",
-        team_api.TeamLeaderboardView.as_view(),
-        name="api-team-leaderboard",
     ),
 ]

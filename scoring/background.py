@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 from pooling.models import Pool
 from scoring import selectors
-from scoring.analysis.leaderboard import ScoreTable
+from scoring.core.analysis.leaderboard import ScoreTable
 from workbench.jobs import job_latest, job_start_once, job_superseded
 from workbench.models import Job
 

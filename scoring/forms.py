@@ -9,14 +9,14 @@ from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
 from pooling.forms import MultipleFileField, check_upload_size
-from scoring.analysis.corrections import CORRECTIONS
-from scoring.analysis.leaderboard import TESTS
-from scoring.analysis.leaderboard import Options as LeaderboardOptions
-from scoring.exports import FORMATS
+from scoring.core.analysis.corrections import CORRECTIONS
+from scoring.core.analysis.leaderboard import TESTS
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
+from scoring.core.exports import FORMATS
+from scoring.core.tasks import subtasks
+from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME
 from scoring.selectors import STABILITY_MEASURES
-from scoring.tasks import subtasks
-from scoring.tasks.subtasks import Subtask
 
 
 class StabilityForm(forms.Form):

@@ -10,7 +10,7 @@ from django.core.files.storage import default_storage
 
 from pooling.models import Pool
 from scoring import selectors
-from scoring.analysis import reusability_render
+from scoring.core.analysis import reusability_render
 from workbench.jobs import JobProgress, job_start_once
 from workbench.models import Job
 

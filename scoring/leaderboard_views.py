@@ -13,12 +13,13 @@ from django.views.decorators.http import require_http_methods
 
 from pooling.models import Pool
 from pooling.selectors import pool_or_404
-from scoring import background, plots, selectors
-from scoring.analysis import render as board_render
-from scoring.analysis.leaderboard import Leaderboard, ScoreTable
+from scoring import background, selectors
+from scoring.core import plots
+from scoring.core.analysis import render as board_render
+from scoring.core.analysis.leaderboard import Leaderboard, ScoreTable
 from scoring.forms import LeaderboardForm
+from workbench.core.plots import Plot, PlotError
 from workbench.http import attachment, plot_format_error, plot_response
-from workbench.plots import Plot, PlotError
 from workbench.roles import organiser_required
 
 PLOTS = {

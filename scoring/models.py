@@ -1,7 +1,7 @@
 """A task campaign's gold files and submissions (CodiEsp, SciFact).
 
 The files are kept as uploaded, under the data directory as runs are, and
-scored when asked by `scoring.tasks.subtasks`; each was checked by the
+scored when asked by `scoring.core.tasks.subtasks`; each was checked by the
 task's own readers before it was stored (`scoring.services`).
 """
 
@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 
 from pooling.models import Campaign
-from scoring.tasks.subtasks import SUBTASKS
+from scoring.core.tasks.subtasks import SUBTASKS
 
 SUBTASK_CHOICES = [(s.code, s.label) for subtasks in SUBTASKS.values() for s in subtasks]
 MAX_SUBMISSION_NAME = 200

@@ -2,7 +2,7 @@
 
 The labels are the pool's final labels under its stored policy
 (`judging.judging_selectors.final_labels`); the files are written by the pure core
-`scoring.exports`. The same state always gives byte-identical files; in a
+`scoring.core.exports`. The same state always gives byte-identical files; in a
 bundle only `exported_at` in the manifest changes from one export to the next.
 """
 
@@ -27,20 +27,18 @@ from django.utils import timezone
 from judging import selectors as judging_selectors
 from judging.models import Adjudication, JudgmentEvent
 from pooling import selectors as pooling_selectors
+from pooling.core.spec import PoolSpec
 from pooling.models import Pool, Run
-from pooling.run_files import read_run_cache
-from pooling.spec import PoolSpec
-from pooling.topic_ids import topic_sort_key
-from scoring import exports, stability
-from scoring.analysis.leaderboard import (
+from scoring.core import exports, stability
+from scoring.core.analysis.leaderboard import (
     Leaderboard,
     LeaderboardError,
     ScoreTable,
     build_leaderboard,
 )
-from scoring.analysis.leaderboard import Options as LeaderboardOptions
-from scoring.analysis.pr_curve import PrecisionRecall, precision_recall
-from scoring.analysis.reusability import (
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
+from scoring.core.analysis.pr_curve import PrecisionRecall, precision_recall
+from scoring.core.analysis.reusability import (
     Reusability,
     ReusabilityError,
     ReusabilityInputs,
@@ -48,14 +46,16 @@ from scoring.analysis.reusability import (
     report_measure,
     reusability_of,
 )
-from scoring.evaluation import evaluate
-from scoring.exports import FORMATS, INCLUSION_FILE, ExportError
-from scoring.measures.base import RequestedMeasure
-from scoring.measures.catalog import TREC, MeasureError
-from scoring.measures.params import ParamError
-from scoring.measures.rankings import EvalOptions
-from scoring.sample_eval import evaluate_sample
-from scoring.stability import Spread, Stability
+from scoring.core.evaluation import evaluate
+from scoring.core.exports import FORMATS, INCLUSION_FILE, ExportError
+from scoring.core.measures.base import RequestedMeasure
+from scoring.core.measures.catalog import TREC, MeasureError
+from scoring.core.measures.params import ParamError
+from scoring.core.measures.rankings import EvalOptions
+from scoring.core.sample_eval import evaluate_sample
+from scoring.core.stability import Spread, Stability
+from workbench.core.run_files import read_run_cache
+from workbench.core.topic_ids import topic_sort_key
 from workbench.jobs import job_latest
 from workbench.models import Job
 
@@ -548,7 +548,7 @@ class StabilityReport:
 def pool_ranking_stability(
     *, pool: Pool, measure: str = "map", steps: int = stability.DEFAULT_STEPS
 ) -> StabilityReport:
-    """`scoring.stability` on the pool's final labels, in the order they were first
+    """`scoring.core.stability` on the pool's final labels, in the order they were first
     made; cached until a judgment, an adjudication or the pool changes."""
     if measure not in STABILITY_MEASURES:
         raise ScoringError(f"measure {measure!r}: one of {', '.join(STABILITY_MEASURES)}")
@@ -702,7 +702,7 @@ def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[floa
 
 
 def pool_reusability_inputs(*, pool: Pool) -> ReusabilityInputs:
-    """What `scoring.analysis.reusability` needs for a stored pool: the runs it was
+    """What `scoring.core.analysis.reusability` needs for a stored pool: the runs it was
     built from (late additions too), the scoring options of `pool_scores`, the
     teams, and
 
@@ -780,7 +780,7 @@ def reusability_job(pool: Pool, measure: str) -> Job | None:
 def pool_reusability(
     *, pool: Pool, measure: str | None = None, progress: Any = None
 ) -> Reusability:
-    """`scoring.analysis.reusability` on the pool: each of its runs left out in turn
+    """`scoring.core.analysis.reusability` on the pool: each of its runs left out in turn
     (`pool_reusability_inputs` says which pools can be), with `measure` (default
     `reusability_default_measure`). `progress` (a job's JobProgress) advances
     by one per run left out."""

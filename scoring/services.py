@@ -1,6 +1,6 @@
 """Writes for task campaigns (CodiEsp, SciFact): gold files and submissions.
 
-Every file is checked whole by the task's own readers (`scoring.tasks.subtasks`)
+Every file is checked whole by the task's own readers (`scoring.core.tasks.subtasks`)
 first; any problem raises `InputError` (file, line, reason) and nothing is
 stored. Files are kept as uploaded, as runs are, and a row that fails to save
 takes its files with it.
@@ -23,11 +23,11 @@ from django.db import transaction
 from django.utils.text import get_valid_filename
 
 from pooling.models import Campaign
-from pooling.problems import InputError, Problem
+from scoring.core.tasks import subtasks
+from scoring.core.tasks.subtasks import NamedFile, Subtask
 from scoring.models import MAX_SUBMISSION_NAME, TaskGold, TaskSubmission
 from scoring.task_selectors import stored_file, task_gold_read
-from scoring.tasks import subtasks
-from scoring.tasks.subtasks import NamedFile, Subtask
+from workbench.core.problems import InputError, Problem
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ from rest_framework.views import APIView
 
 from pooling.api import RejectedSerializer, rejected_response
 from pooling.models import Campaign
-from pooling.problems import InputError
 from scoring import services, task_selectors
+from scoring.core.tasks import subtasks
+from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME, SUBTASK_CHOICES, TaskGold, TaskSubmission
-from scoring.tasks import subtasks
-from scoring.tasks.subtasks import Subtask
 from workbench import uploads
+from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
 
 

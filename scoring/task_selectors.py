@@ -1,5 +1,5 @@
 """Reads for task campaigns (CodiEsp, SciFact): the stored files scored by
-`scoring.tasks.subtasks`, as the pages and the API show them.
+`scoring.core.tasks.subtasks`, as the pages and the API show them.
 
 A submission's scores are cached under its row and its gold's: a gold is
 replaced by a new row and a submission is never changed, so a cached value
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from django.core.cache import cache
 
 from pooling.models import Campaign
-from scoring.tasks import subtasks
-from scoring.tasks.subtasks import NamedFile, Scores, Subtask
+from scoring.core.tasks import subtasks
+from scoring.core.tasks.subtasks import NamedFile, Scores, Subtask
 
 if TYPE_CHECKING:
     from django.db.models.fields.files import FieldFile

@@ -15,13 +15,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling.models import Campaign
-from pooling.problems import InputError
 from scoring import services, task_selectors
+from scoring.core.tasks import subtasks
+from scoring.core.tasks.subtasks import Subtask
 from scoring.forms import TaskGoldForm, TaskSortForm, TaskSubmissionForm
 from scoring.models import TaskSubmission
-from scoring.tasks import subtasks
-from scoring.tasks.subtasks import Subtask
 from workbench import uploads
+from workbench.core.problems import InputError
 from workbench.http import attachment
 from workbench.roles import organiser_required
 

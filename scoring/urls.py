@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import leaderboard_views, reusability_views, task_views, team_views, views
+from scoring import leaderboard_views, reusability_views, task_views, views
 
 app_name = "scoring"
 urlpatterns = [
@@ -43,10 +43,4 @@ urlpatterns = [
         name="task_submission_delete",
     ),
     path("tasks/<slug:slug>/scores/<str:subtask>/", task_views.task_scores, name="task_scores"),
-    path("teams/<int:team_id>/", team_views.team_scores_page, name="team_scores"),
-    path(
-        "teams/<int:team_id>/leaderboard/",
-        team_views.team_leaderboard_page,
-        name="team_leaderboard",
-    ),
 ]

@@ -9,10 +9,10 @@ from django.views.decorators.http import require_POST
 
 from pooling.selectors import pool_or_404
 from scoring import background, selectors
-from scoring.exports import ExportError
+from scoring.core.exports import ExportError
+from scoring.core.measures.catalog import TREC, MeasureError
+from scoring.core.measures.params import ParamError
 from scoring.forms import BundleForm, StabilityForm
-from scoring.measures.catalog import TREC, MeasureError
-from scoring.measures.params import ParamError
 from workbench.http import attachment
 from workbench.jobs import job_start
 from workbench.roles import organiser_required

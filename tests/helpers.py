@@ -49,14 +49,14 @@ def make_run(campaign: Campaign, tag: str, rows: dict[str, list[str]]) -> Run:
 
 
 def make_team(campaign: Campaign, name: str, members: Iterable[User] = ()):
-    from pooling import team_services
+    from participation import services as team_services
 
     return team_services.team_create(campaign=campaign, name=name, members=members)
 
 
 def make_team_run(team, tag: str, rows: dict[str, list[str]]) -> Run:
     """A run the team submits, checked and stored as its page and API do."""
-    from pooling import team_services
+    from participation import services as team_services
 
     upload = services.RunUpload(f"{tag}.txt", run_text(tag, rows))
     return team_services.team_run_submit(team=team, upload=upload)
@@ -135,7 +135,7 @@ def assert_nothing_leaks(text: str, *extra: str) -> None:
         assert marker not in shown, f"{marker!r} is shown to an assessor"
 
 
-# What a participant must never see (tests/pooling/test_team_isolation.py): the hidden
+# What a participant must never see (tests/participation/test_team_isolation.py): the hidden
 # pool values, the pool's name, the pooled and judged docnos (docx-*: a team's pages
 # show no docno at all), the assessors, the other team and its run, and any measure
 # before the scores are released.
@@ -163,7 +163,7 @@ def assert_nothing_leaks_to_participants(text: str, *extra: str, released: bool 
 # --------------------------------------------------------------------------
 # Task campaigns (CodiEsp, SciFact)
 
-# CodiEsp D, the golden case hand_small: MAP 0.472, P 4/7, R 1 (tests/scoring/tasks/golden).
+# CodiEsp D, the golden case hand_small: MAP 0.472, P 4/7, R 1 (tests/scoring/core/tasks/golden).
 CODIESP_GOLD = b"a\tx1\na\tx2\na\tx3\nb\tx1\n"
 CODIESP_CODES = b"x1\nx2\nX3\nx9\n"
 CODIESP_RUN = b"a\tX3\nb\tx9\na\tx1\nb\tx1\na\tx9\na\tx2\na\tx3\nc\tx1\n"
@@ -222,8 +222,8 @@ def make_judged_team_campaign(participant: User) -> tuple[Campaign, object, obje
     campaign, Alpha and the pool; the scores are not released.
     """
     from judging import services as judging_services
-    from pooling.label_schema import SCHEMA_PRESETS
-    from pooling.spec import PoolSpec
+    from pooling.core.spec import PoolSpec
+    from workbench.core.label_schema import SCHEMA_PRESETS
 
     campaign = make_campaign(label_schema=SCHEMA_PRESETS["binary"].schema(), topics=("301", "302"))
     make_documents(campaign, [f"docx-{n}" for n in range(1, 7)])

@@ -1,19 +1,11 @@
-"""What the workbench's management commands share: their base class, finding
-campaigns, pools and files, and the pool spec options."""
+"""What every management command shares: its base class (bad input exits 2) and files."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
-
-from pooling.spec import ORDER_MODES, PoolSpec, PoolSpecError, parse_pool_spec
-
-if TYPE_CHECKING:
-    from pooling.models import Campaign, Pool
 
 # A command refused for bad input exits with 2, as trec_eval does and argparse
 # does for usage errors; Django's own default is 1.
@@ -32,87 +24,8 @@ class WorkbenchCommand(BaseCommand):
             raise
 
 
-# --------------------------------------------------------------------------
-# Finding what a command names
-
-
-def campaign_or_error(slug: str) -> Campaign:
-    from pooling.models import Campaign
-
-    try:
-        return Campaign.objects.get(slug=slug)
-    except Campaign.DoesNotExist:
-        known = ", ".join(Campaign.objects.values_list("slug", flat=True)) or "none yet"
-        raise CommandError(f"no campaign with slug {slug!r} (campaigns: {known})") from None
-
-
-def pool_or_error(pool_id: int) -> Pool:
-    from pooling.models import Pool
-
-    try:
-        return Pool.objects.select_related("campaign").get(pk=pool_id)
-    except Pool.DoesNotExist:
-        raise CommandError(f"no pool with id {pool_id}") from None
-
-
 def existing_file(path: str) -> Path:
     file = Path(path)
     if not file.is_file():
         raise CommandError(f"{path}: no such file")
     return file
-
-
-# --------------------------------------------------------------------------
-# Pool spec options
-
-
-def add_pool_spec_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add --depth, --stratum, --topic-depth, --seed and --order to a parser
-    (a Django management command's included); read back with `pool_spec_from_options`."""
-    parser.add_argument("--depth", help="pool every document ranked <= DEPTH by any run")
-    parser.add_argument(
-        "--stratum",
-        action="append",
-        default=[],
-        metavar="LO-HI:RATE",
-        help="sample RATE of the documents whose best rank is in LO-HI (repeatable)",
-    )
-    parser.add_argument(
-        "--topic-depth",
-        action="append",
-        default=[],
-        metavar="TOPIC:DEPTH",
-        help="a different depth for one topic (repeatable)",
-    )
-    parser.add_argument("--seed", default=None, help="seed for sampling and shuffling (default 0)")
-    parser.add_argument(
-        "--order",
-        choices=ORDER_MODES,
-        default="shuffled",
-        help="presentation order (default shuffled)",
-    )
-    parser.add_argument(
-        "--allow-gaps",
-        action="store_true",
-        help="leave out on purpose the ranks between the depth and the first stratum "
-        "or between strata (otherwise an error)",
-    )
-
-
-def pool_spec_from_options(options: Mapping[str, Any]) -> PoolSpec:
-    """The spec from parsed options (`vars(args)` or a management command's options)."""
-    return parse_pool_spec(
-        depth=options.get("depth"),
-        strata=options.get("stratum") or (),
-        topic_depths=options.get("topic_depth") or (),
-        seed=options.get("seed"),
-        order=options.get("order") or "shuffled",
-        allow_gaps=bool(options.get("allow_gaps")),
-    )
-
-
-def spec_or_error(options: Mapping[str, Any]) -> PoolSpec:
-    try:
-        return pool_spec_from_options(options)
-    except PoolSpecError as error:
-        raise CommandError(str(error)) from None

@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
-from workbench.plots import FORMATS, Plot
+from workbench.core.plots import FORMATS, Plot
 
 # Control characters (NUL, CR, LF...) cannot travel in a header.
 _CONTROL = dict.fromkeys((*range(32), 127), "_")

@@ -5,7 +5,7 @@ from typing import Any
 
 from django import template
 
-from pooling.label_schema import LabelSchema
+from workbench.core.label_schema import LabelSchema
 
 register = template.Library()
 NONE = "\N{EN DASH}"  # what a table cell shows for no labels (an undone judgment)

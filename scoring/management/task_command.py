@@ -1,5 +1,5 @@
 """What `manage.py codiesp` and `manage.py scifact` share: read the inputs, score
-them through `scoring.tasks.subtasks`, print text or JSON, and exit with status 2
+them through `scoring.core.tasks.subtasks`, print text or JSON, and exit with status 2
 naming every file, line and reason when an input is bad."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.core.management.base import CommandError, CommandParser
 from workbench.commands import WorkbenchCommand, existing_file
 
 if TYPE_CHECKING:
-    from scoring.tasks.subtasks import Scores
+    from scoring.core.tasks.subtasks import Scores
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class TaskCommand(WorkbenchCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         # Imported here: `manage.py help` and the other commands start without them.
-        from scoring.tasks import subtasks
+        from scoring.core.tasks import subtasks
 
         scores = _score(self.inputs(options))
         if options["format"] == "json":
@@ -61,8 +61,8 @@ class TaskCommand(WorkbenchCommand):
 
 
 def _score(wanted: TaskInputs) -> Scores:
-    from pooling.problems import InputError
-    from scoring.tasks import subtasks
+    from scoring.core.tasks import subtasks
+    from workbench.core.problems import InputError
 
     gold, submission = _named(wanted.gold), _named(wanted.submission)
     codes = [_named(path) for path in wanted.codes]
@@ -80,7 +80,7 @@ def _score(wanted: TaskInputs) -> Scores:
 
 def _named(path: str) -> Any:
     """The file as the readers take it, named by the path given (a missing one: exit 2)."""
-    from scoring.tasks.subtasks import NamedFile
+    from scoring.core.tasks.subtasks import NamedFile
 
     file: Path = existing_file(path)
     return NamedFile(path, file)

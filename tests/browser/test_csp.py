@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from judging import services as judging
 from pooling import services as pooling
-from pooling.spec import PoolSpec
+from pooling.core.spec import PoolSpec
 from tests.browser.test_judging import wait_until_ready
 from tests.helpers import PASSWORD, make_campaign, make_documents, make_run, make_user
 

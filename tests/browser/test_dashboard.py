@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 from judging import services as judging
 from judging.models import Assignment
 from pooling import services
+from pooling.core.spec import PoolSpec
 from pooling.models import PoolRevision
-from pooling.spec import PoolSpec
 from tests.helpers import PASSWORD, make_campaign, make_documents, make_run, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

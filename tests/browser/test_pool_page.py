@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pooling import services
-from pooling.spec import PoolSpec
+from pooling.core.spec import PoolSpec
 from tests.browser.test_uploads import log_in_as_organiser
 from tests.helpers import make_campaign, make_run
 from tests.pooling.test_pool_views import contrast

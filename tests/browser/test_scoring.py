@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from judging import services
-from judging.judgment_files import ImportedJudgment
-from pooling.label_schema import SCHEMA_PRESETS
+from judging.core.judgment_files import ImportedJudgment
 from tests.helpers import PASSWORD, make_campaign, make_pool, make_user
+from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,12 +13,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from judging import services
-from judging.agreement_table import agreement_lines, format_text, read_labels
-from judging.judgment_files import read_judgments_tsv
-from pooling.label_schema import SCHEMA_PRESETS, LabelSchema, default_schema
+from judging.core.agreement_table import agreement_lines, format_text, read_labels
+from judging.core.judgment_files import read_judgments_tsv
 from tests.helpers import make_campaign, make_pool
+from tests.judging.core.test_agreement_table import GOLDEN, assert_lines_match_oracles
 from tests.judging.generated_labels import HEADER, labels_file, random_rows
-from tests.judging.test_agreement_table import GOLDEN, assert_lines_match_oracles
+from workbench.core.label_schema import SCHEMA_PRESETS, LabelSchema, default_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,7 +163,7 @@ def test_the_command_module_leaves_the_computing_libraries_until_it_runs():
         "import judging.management.commands.agreement; "
         "sys.exit(bool({'pandas', 'sklearn'} & set(sys.modules)))"
     )
-    env = {"DJANGO_SETTINGS_MODULE": "workbench.settings", "PATH": "/usr/bin:/bin"}
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings", "PATH": "/usr/bin:/bin"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=False)
     assert done.returncode == 0
 

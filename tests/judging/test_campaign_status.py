@@ -17,7 +17,8 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import timezone
 
-from judging import progress, services
+from judging import services
+from judging.core import progress
 from judging.dashboard_views import HORIZON_DAYS, burn_down_chart
 from judging.models import Assignment, Judgment, OverlapItem
 from judging.status import campaign_status
@@ -304,7 +305,7 @@ def test_campaign_status_starts_without_pandas():
         "import judging.management.commands.campaign_status; "
         "sys.exit(sorted({'pandas', 'pyarrow', 'sklearn'} & set(sys.modules)) or None)"
     )
-    env = {"DJANGO_SETTINGS_MODULE": "workbench.settings", "PATH": "/usr/bin:/bin"}
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings", "PATH": "/usr/bin:/bin"}
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env=env, check=False, capture_output=True

@@ -16,10 +16,10 @@ from django.urls import reverse
 from judging import services
 from judging.models import Assignment, DocumentNote, Judgment
 from judging.status import campaign_status
-from pooling.label_schema import DEFAULT_LABEL_SCHEMA, schema_problems
 from pooling.selectors import campaign_budget
 from scoring.selectors import qrels_file
 from tests.helpers import make_campaign, make_documents, make_pool
+from workbench.core.label_schema import DEFAULT_LABEL_SCHEMA, schema_problems
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judging.judgment_files import read_judgments_tsv, read_labels_tsv
-from pooling.label_schema import SCHEMA_PRESETS, LabelSchema
+from judging.core.judgment_files import read_judgments_tsv, read_labels_tsv
+from workbench.core.label_schema import SCHEMA_PRESETS, LabelSchema
 
 CELL = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | (
     st.sampled_from(["0", "1", "2", "3", "-1", "-2", "", "\x00", "9" * 5000, "1e400", "nan"])

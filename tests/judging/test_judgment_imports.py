@@ -10,12 +10,12 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from judging import services
-from judging.judgment_files import read_judgments_tsv
+from judging.core.judgment_files import read_judgments_tsv
 from judging.models import Judgment, JudgmentEvent
-from pooling.label_schema import SCHEMA_PRESETS, LabelSchema
+from pooling.core.spec import PoolSpec
 from pooling.models import Pool
-from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_pool
+from workbench.core.label_schema import SCHEMA_PRESETS, LabelSchema
 
 pytestmark = pytest.mark.django_db
 
@@ -269,8 +269,8 @@ def test_an_import_that_cannot_make_its_pool_stores_nothing(tmp_path: Path):
     ],
 )
 def test_judgment_files_with_ids_too_long_or_nul_are_rejected(line, problem):
-    from judging.judgment_files import read_judgments_tsv
-    from pooling.label_schema import LabelSchema
+    from judging.core.judgment_files import read_judgments_tsv
+    from workbench.core.label_schema import LabelSchema
 
     data = ("assessor\ttopic\tdocno\trel\teff\tcred\n" + line).encode()
     _, log = read_judgments_tsv(

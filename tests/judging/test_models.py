@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from judging import services
+from judging.core.overlap import OverlapSpec
 from judging.models import Assignment
-from judging.overlap import OverlapSpec
 from tests.helpers import make_campaign, make_pool, make_user
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ from rest_framework.test import APIClient
 
 from judging import services
 from judging.models import Adjudication, Assignment, Judgment, PoolPolicy
-from pooling.label_schema import SCHEMA_PRESETS
 from pooling.models import Pool
 from tests.helpers import make_campaign, make_pool, make_user
+from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 GRADED = SCHEMA_PRESETS["graded-0-2"].schema()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from judging import selectors, services
+from judging.core.overlap import OverlapPlanError, OverlapSpec
 from judging.models import Adjudication, Assignment, OverlapItem, PoolPolicy
-from judging.overlap import OverlapPlanError, OverlapSpec
-from pooling.label_schema import LabelError
 from tests.helpers import make_campaign, make_pool, make_user
+from workbench.core.label_schema import LabelError
 
 pytestmark = pytest.mark.django_db
 RELEVANT = {"effectiveness": 3, "credibility": 1}

@@ -10,8 +10,8 @@ from django.db import connection
 
 from judging import services
 from judging.models import Assignment, Judgment, JudgmentEvent
-from pooling.label_schema import LabelError
 from tests.helpers import make_campaign, make_pool, make_user
+from workbench.core.label_schema import LabelError
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
-from pooling.run_files import read_run
+from workbench.core.run_files import read_run
 
 
 def runs_from_text(*texts: str) -> pd.DataFrame:

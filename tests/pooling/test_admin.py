@@ -7,8 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from pooling.label_schema import SCHEMA_PRESETS
 from tests.helpers import make_campaign
+from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,10 @@ from rest_framework.test import APIClient
 
 from judging import services as judging_services
 from pooling import services
-from pooling.label_schema import SCHEMA_PRESETS
+from pooling.core.spec import PoolSpec
 from pooling.models import Campaign, Document, Run
-from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_pool, make_run, run_text
+from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 

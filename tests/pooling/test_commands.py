@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 from pooling.models import Campaign, Document, Run, Topic
 from tests.helpers import make_campaign, run_text
+from workbench.core.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pooling.label_schema import SCHEMA_PRESETS
 from tests.helpers import make_campaign
+from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 

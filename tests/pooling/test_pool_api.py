@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 
 from judging import services as judging_services
 from pooling import services
+from pooling.core.spec import PoolSpec
 from pooling.models import Pool, PoolRevision, Run
-from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_run, make_team, make_team_run
 from workbench.models import Job
 

@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 from judging import services as judging
 from judging.models import Assignment, Judgment
 from pooling import selectors, services
+from pooling.core.spec import PoolSpec
 from pooling.models import PoolRevision
-from pooling.spec import PoolSpec
 from scoring import selectors as scoring
 from tests.helpers import make_campaign, make_run, make_user
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from pooling import selectors, services
+from pooling.core.spec import PoolSpec, Stratum
+from pooling.core.strategies import build_pool, write_pool_tsv
 from pooling.models import PoolEntry
-from pooling.run_files import read_run_cache
-from pooling.spec import PoolSpec, Stratum
-from pooling.strategies import build_pool, write_pool_tsv
 from tests.helpers import make_campaign, make_run
+from workbench.core.run_files import read_run_cache
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from judging import services as judging_services
 from pooling import selectors, services
+from pooling.core.spec import PoolSpec, Stratum
+from pooling.core.strategies import write_pool_tsv
 from pooling.models import BudgetOverrun, Pool
-from pooling.spec import PoolSpec, Stratum
-from pooling.strategies import write_pool_tsv
 from tests.helpers import make_campaign, make_run
 from workbench.models import Job
 

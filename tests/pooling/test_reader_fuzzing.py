@@ -13,9 +13,9 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling import document_files, topic_files
-from pooling.label_schema import schema_problems
-from pooling.problems import Problem, ProblemLog
+from pooling.core import document_files, topic_files
+from workbench.core.label_schema import schema_problems
+from workbench.core.problems import Problem, ProblemLog
 
 FIELD = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30

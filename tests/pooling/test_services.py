@@ -9,11 +9,12 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from pooling import run_files, selectors, services
-from pooling.label_schema import SCHEMA_PRESETS
+from pooling import selectors, services
 from pooling.models import Document, Run, Topic
-from pooling.problems import InputError
 from tests.helpers import make_campaign, run_text
+from workbench.core import run_files
+from workbench.core.label_schema import SCHEMA_PRESETS
+from workbench.core.problems import InputError
 
 pytestmark = pytest.mark.django_db
 
@@ -104,7 +105,7 @@ def test_run_delete_removes_its_files():
 
 
 def test_a_pooled_run_can_be_neither_deleted_nor_replaced():
-    from pooling.spec import PoolSpec
+    from pooling.core.spec import PoolSpec
 
     campaign = make_campaign()
     [run] = services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])

@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from pooling import services
 from pooling.models import Document, Run
-from pooling.problems import InputError
 from tests.helpers import make_campaign, run_text
+from workbench.core.problems import InputError
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db

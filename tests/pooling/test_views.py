@@ -9,9 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from pooling.label_schema import SCHEMA_PRESETS
 from pooling.models import Campaign, Document, Run, Topic
 from tests.helpers import make_campaign, run_text
+from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 
@@ -558,7 +558,7 @@ def test_unpooled_runs_are_replaced_or_deleted_from_the_campaign_page(organiser_
 
 def test_a_pooled_run_offers_no_replace_and_refuses_deletion(organiser_client):
     from pooling import services
-    from pooling.spec import PoolSpec
+    from pooling.core.spec import PoolSpec
 
     campaign = make_campaign()
     run = services.runs_import(

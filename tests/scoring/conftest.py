@@ -7,11 +7,11 @@ import io
 import pytest
 from django.core.management import call_command
 
+from demo import content as demo_content
 from judging import services as judging
-from judging.judgment_files import ImportedJudgment
+from judging.core.judgment_files import ImportedJudgment
 from judging.models import Assignment, Judgment
 from pooling.models import Pool
-from workbench import demo_content
 
 
 def labels_for(docno: str, topic_id: str, assessor: str) -> tuple[int, dict[str, int]]:
@@ -72,8 +72,8 @@ def pool(db) -> Pool:
 @pytest.fixture
 def graded_pool(db) -> Pool:
     """A TREC DL-like pool: relevance 0-3, no aspects, no accepted answers; judged by NIST."""
-    from pooling.label_schema import SCHEMA_PRESETS
     from tests.helpers import make_campaign, make_pool
+    from workbench.core.label_schema import SCHEMA_PRESETS
 
     campaign = make_campaign(
         "dl", topics=("1", "2"), label_schema=SCHEMA_PRESETS["graded-0-3"].schema()

@@ -11,10 +11,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from pooling.run_files import read_run
-from scoring.evaluation import EvalOptions, Evaluation, evaluate
-from scoring.measures.catalog import TREC
-from scoring.qrels import read_qrels
+from scoring.core.evaluation import EvalOptions, Evaluation, evaluate
+from scoring.core.measures.catalog import TREC
+from scoring.core.qrels import read_qrels
+from workbench.core.run_files import read_run
 
 
 def make_qrels(text: str) -> pd.DataFrame:

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scoring.trec_eval import main
+from scoring.core.trec_eval import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,12 +1,12 @@
-"""scoring.exports on tiny hand-made frames."""
+"""scoring.core.exports on tiny hand-made frames."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from scoring import exports
-from scoring.exports import ExportError
+from scoring.core import exports
+from scoring.core.exports import ExportError
 
 LABELS = pd.DataFrame(
     {

@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 
 from judging.models import Judgment
 from scoring import selectors
-from scoring.analysis.leaderboard import ScoreTable
-from scoring.analysis.render import to_json
+from scoring.core.analysis.leaderboard import ScoreTable
+from scoring.core.analysis.render import to_json
 from tests.scoring.conftest import change_a_label
 from workbench.jobs import job_start
 from workbench.models import Job

@@ -130,7 +130,7 @@ def test_the_precision_recall_picture_draws_the_chosen_runs(organiser_client, po
 
 
 def test_the_every_level_curve_is_the_runs_ranking_of_the_topic(organiser_client, pool):
-    from scoring.analysis.pr_curve import precision_recall
+    from scoring.core.analysis.pr_curve import precision_recall
 
     url = reverse("scoring:leaderboard_plot", args=[pool.pk, "pr-topic"])
     table = organiser_client.get(url + "?topic=2&runs=demo-run3&format=csv").content.decode()

@@ -37,9 +37,9 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.evaluation import EvalOptions, evaluate
-from scoring.measures.catalog import TREC
-from scoring.measures.numerics import c_long, lround
+from scoring.core.evaluation import EvalOptions, evaluate
+from scoring.core.measures.catalog import TREC
+from scoring.core.measures.numerics import c_long, lround
 
 TOPICS = ["1", "2", "10", "a-3"]
 DOCS = [*(f"d{i}" for i in range(14)), "D7", "d07", "doc.x"]

@@ -10,12 +10,12 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from pooling.core.spec import PoolSpec, Stratum
 from pooling.models import Run
-from pooling.spec import PoolSpec, Stratum
 from scoring import selectors
-from scoring.analysis import reusability_render
+from scoring.core.analysis import reusability_render
 from tests.helpers import make_campaign, make_pool, make_team
-from tests.scoring.analysis.test_reusability_command import judged_pool, pool_main
+from tests.scoring.core.analysis.test_reusability_command import judged_pool, pool_main
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db

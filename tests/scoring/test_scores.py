@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 
 from pooling.models import Pool, Run
 from scoring import selectors
-from scoring.qrels import STRATIFIED_QRELS, read_qrels
-from scoring.trec_eval import main as trec_eval
+from scoring.core.qrels import STRATIFIED_QRELS, read_qrels
+from scoring.core.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
 from tests.scoring.conftest import change_a_label
 
@@ -224,8 +224,8 @@ SCORED = ["set_P", "map", "P.10", "ndcg_cut.10", "bpref", "recip_rank"]
 def published(db, tmp_path):
     """A graded 0-3 campaign with one run, and a published qrels file (with a comment,
     unjudged -1 lines and a relevant document no run found) imported with --make-pool."""
-    from pooling.label_schema import SCHEMA_PRESETS
     from tests.helpers import make_run
+    from workbench.core.label_schema import SCHEMA_PRESETS
 
     topics = [str(t) for t in range(1, len(HALF_WAY_SET_P) + 1)]
     campaign = make_campaign(

@@ -10,7 +10,6 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from pooling import services as pooling_services
-from pooling.problems import InputError
 from scoring import services
 from scoring.models import TaskGold, TaskSubmission
 from tests.helpers import (
@@ -23,6 +22,7 @@ from tests.helpers import (
     make_task_gold,
     make_user,
 )
+from workbench.core.problems import InputError
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling import services as pooling_services
+from scoring.core.tasks import codiesp, scifact
 from scoring.models import TaskGold, TaskSubmission
-from scoring.tasks import codiesp, scifact
 from tests.helpers import (
     CODIESP_CODES,
     CODIESP_GOLD,

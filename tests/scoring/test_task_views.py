@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from pooling import services as pooling_services
+from scoring.core.tasks import codiesp, scifact
 from scoring.models import TaskGold, TaskSubmission
-from scoring.tasks import codiesp, scifact
 from tests.helpers import (
     CODIESP_CODES,
     CODIESP_GOLD,

@@ -82,7 +82,7 @@ def test_an_unexpected_api_error_is_a_500_in_json(api_and_assignment, monkeypatc
 
 def test_a_nul_in_a_download_name_is_replaced(organiser_client):
     from pooling import services as pooling_services
-    from pooling.spec import PoolSpec
+    from pooling.core.spec import PoolSpec
     from tests.helpers import make_run
 
     campaign = make_campaign()

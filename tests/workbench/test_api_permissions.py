@@ -18,8 +18,7 @@ from rest_framework.test import APIClient
 
 from judging import services as judging_services
 from pooling import services as pooling_services
-from pooling.label_schema import SCHEMA_PRESETS
-from pooling.spec import PoolSpec
+from pooling.core.spec import PoolSpec
 from tests.helpers import (
     CODIESP_RUN,
     make_campaign,
@@ -30,6 +29,7 @@ from tests.helpers import (
     make_task_gold,
     make_team,
 )
+from workbench.core.label_schema import SCHEMA_PRESETS
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db

@@ -27,13 +27,13 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from config.wsgi import application
 from judging import services as judging_services
 from pooling import services as pooling_services
-from pooling.label_schema import SCHEMA_PRESETS
-from pooling.spec import PoolSpec
+from pooling.core.spec import PoolSpec
 from tests.helpers import make_campaign, make_documents, make_run, make_user
+from workbench.core.label_schema import SCHEMA_PRESETS
 from workbench.models import Job
-from workbench.wsgi import application
 
 pytestmark = [pytest.mark.schemathesis, pytest.mark.django_db]
 

@@ -9,15 +9,11 @@ import pkgutil
 import pytest
 from django.core.management import CommandError, get_commands, load_command_class
 
-from pooling.spec import PoolSpec, Stratum
-from workbench.commands import (
-    BAD_INPUT,
-    WorkbenchCommand,
-    add_pool_spec_arguments,
-    pool_spec_from_options,
-)
+from pooling.commands import add_pool_spec_arguments, pool_spec_from_options
+from pooling.core.spec import PoolSpec, Stratum
+from workbench.commands import BAD_INPUT, WorkbenchCommand
 
-OUR_APPS = ("pooling", "judging", "scoring", "workbench")
+OUR_APPS = ("pooling", "judging", "scoring", "participation", "demo")
 
 
 def our_commands() -> list[tuple[str, str]]:

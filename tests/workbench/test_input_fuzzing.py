@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from judging import services as judging
 from pooling import services as pooling
-from pooling.spec import PoolSpec
+from pooling.core.spec import PoolSpec
 from tests.helpers import make_campaign, make_documents, make_run, make_user
 
 pytestmark = pytest.mark.django_db

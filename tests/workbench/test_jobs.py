@@ -12,8 +12,8 @@ from django.db import connection
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from pooling.core.spec import PoolSpec
 from pooling.models import Pool
-from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_run
 from workbench.jobs import job_latest, job_start, job_start_once, job_superseded
 from workbench.models import Job

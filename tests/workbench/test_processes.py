@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = "import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
 ENTRIES = {
     "manage.py": ["manage.py", "shell", "-c", PROBE],
-    "wsgi": ["-c", f"import workbench.wsgi; {PROBE}"],
-    "asgi": ["-c", f"import workbench.asgi; {PROBE}"],
+    "wsgi": ["-c", f"import config.wsgi; {PROBE}"],
+    "asgi": ["-c", f"import config.asgi; {PROBE}"],
 }
 
 

@@ -1,6 +1,6 @@
 """`manage.py agreement LABELS.tsv`: inter-assessor agreement from the command line.
 
-A thin shell over `judging.agreement_table` (see its docstring for the
+A thin shell over `judging.core.agreement_table` (see its docstring for the
 lines, their order and the formats). A file needs no database and this
 command opens none for it; `--pool ID` reads the pool's stored judgments
 (and its campaign's schema) through the agreement page's report instead.
@@ -17,9 +17,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
-from pooling.streams import quiet_on_closed_stdout
 from workbench.commands import WorkbenchCommand
+from workbench.core.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
+from workbench.core.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):
@@ -57,7 +57,7 @@ class Command(WorkbenchCommand):
     @quiet_on_closed_stdout
     def handle(self, *args: Any, **options: Any) -> None:
         lines = self._lines(options)
-        from judging.agreement_table import format_json, format_text
+        from judging.core.agreement_table import format_json, format_text
 
         write = format_json if options["format"] == "json" else format_text
         self.stdout.write(write(lines), ending="")
@@ -74,9 +74,9 @@ class Command(WorkbenchCommand):
 
 def _file_lines(name: str, schema_spec: str) -> Any:
     """The table of a LABELS file; touches no database."""
-    from judging.agreement_table import agreement_lines, read_labels
-    from pooling.label_schema import LabelSchemaError, load_schema
-    from pooling.problems import InputError
+    from judging.core.agreement_table import agreement_lines, read_labels
+    from workbench.core.label_schema import LabelSchemaError, load_schema
+    from workbench.core.problems import InputError
 
     try:
         schema = load_schema(schema_spec)
@@ -95,8 +95,8 @@ def _file_lines(name: str, schema_spec: str) -> Any:
 
 def _pool_lines(pool_id: int) -> Any:
     from judging import selectors
-    from judging.agreement_table import aspect_names
-    from workbench.commands import pool_or_error
+    from judging.core.agreement_table import aspect_names
+    from pooling.commands import pool_or_error
 
     pool = pool_or_error(pool_id)
     try:

@@ -4,8 +4,9 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from judging.status import campaign_status
-from pooling.streams import quiet_on_closed_stdout
-from workbench.commands import WorkbenchCommand, campaign_or_error
+from pooling.commands import campaign_or_error
+from workbench.commands import WorkbenchCommand
+from workbench.core.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

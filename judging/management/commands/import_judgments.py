@@ -2,10 +2,11 @@ from django.contrib.auth.models import User
 from django.core.management.base import CommandError, CommandParser
 
 from judging import services
-from judging.judgment_files import read_judgments_tsv
-from pooling.problems import InputError
+from judging.core.judgment_files import read_judgments_tsv
+from pooling.commands import campaign_or_error
 from pooling.services import PoolBuildError
-from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
+from workbench.commands import WorkbenchCommand, existing_file
+from workbench.core.problems import InputError
 
 
 class Command(WorkbenchCommand):

@@ -2,12 +2,8 @@ from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import selectors, services
-from workbench.commands import (
-    WorkbenchCommand,
-    add_pool_spec_arguments,
-    campaign_or_error,
-    spec_or_error,
-)
+from pooling.commands import add_pool_spec_arguments, campaign_or_error, spec_or_error
+from workbench.commands import WorkbenchCommand
 
 
 class Command(WorkbenchCommand):

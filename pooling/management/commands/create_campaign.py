@@ -5,10 +5,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from pooling.file_input import JSONProblem, parse_json
-from pooling.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 from pooling.models import TaskKind
 from workbench.commands import WorkbenchCommand
+from workbench.core.file_input import JSONProblem, parse_json
+from workbench.core.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 
 
 class Command(WorkbenchCommand):

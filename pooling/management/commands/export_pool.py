@@ -1,9 +1,10 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import selectors
-from pooling.strategies import order_tsv_lines, pool_tsv_lines
-from pooling.streams import quiet_on_closed_stdout
-from workbench.commands import WorkbenchCommand, pool_or_error
+from pooling.commands import pool_or_error
+from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
+from workbench.commands import WorkbenchCommand
+from workbench.core.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

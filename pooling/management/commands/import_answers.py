@@ -1,8 +1,9 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from pooling.problems import InputError
-from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
+from pooling.commands import campaign_or_error
+from workbench.commands import WorkbenchCommand, existing_file
+from workbench.core.problems import InputError
 
 
 class Command(WorkbenchCommand):

@@ -4,9 +4,10 @@ from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from pooling import services
-from pooling.document_files import DOCUMENT_FORMATS
-from pooling.problems import InputError
-from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file, pool_or_error
+from pooling.commands import campaign_or_error, pool_or_error
+from pooling.core.document_files import DOCUMENT_FORMATS
+from workbench.commands import WorkbenchCommand, existing_file
+from workbench.core.problems import InputError
 
 
 class Command(WorkbenchCommand):

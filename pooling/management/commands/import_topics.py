@@ -1,9 +1,10 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from pooling.problems import InputError
-from pooling.topic_files import TOPIC_FORMATS
-from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
+from pooling.commands import campaign_or_error
+from pooling.core.topic_files import TOPIC_FORMATS
+from workbench.commands import WorkbenchCommand, existing_file
+from workbench.core.problems import InputError
 
 
 class Command(WorkbenchCommand):

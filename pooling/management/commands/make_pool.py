@@ -3,16 +3,12 @@ import sys
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
-from pooling.problems import InputError
-from pooling.ranking import PoolInputError
-from pooling.strategies import pool_from_run_files, write_pool_tsv
-from pooling.streams import quiet_on_closed_stdout
-from workbench.commands import (
-    WorkbenchCommand,
-    add_pool_spec_arguments,
-    existing_file,
-    spec_or_error,
-)
+from pooling.commands import add_pool_spec_arguments, spec_or_error
+from pooling.core.ranking import PoolInputError
+from pooling.core.strategies import pool_from_run_files, write_pool_tsv
+from workbench.commands import WorkbenchCommand, existing_file
+from workbench.core.problems import InputError
+from workbench.core.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

@@ -1,7 +1,8 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import services
-from workbench.commands import WorkbenchCommand, pool_or_error
+from pooling.commands import pool_or_error
+from workbench.commands import WorkbenchCommand
 
 
 class Command(WorkbenchCommand):

@@ -1,13 +1,9 @@
 from django.core.management.base import CommandError, CommandParser
 
 from pooling import selectors, services
-from pooling.budget import fit_depth, fit_scale, whatif
-from workbench.commands import (
-    WorkbenchCommand,
-    add_pool_spec_arguments,
-    campaign_or_error,
-    spec_or_error,
-)
+from pooling.commands import add_pool_spec_arguments, campaign_or_error, spec_or_error
+from pooling.core.budget import fit_depth, fit_scale, whatif
+from workbench.commands import WorkbenchCommand
 
 
 class Command(WorkbenchCommand):

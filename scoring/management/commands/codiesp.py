@@ -4,7 +4,7 @@
                              [--codes CODES_P.tsv] [--average official|gold]
                              [--format text|json] [-q]
 
-A thin shell over `scoring.tasks.codiesp` (see its docstring and docs/tasks.md),
+A thin shell over `scoring.core.tasks.codiesp` (see its docstring and docs/tasks.md),
 through `scoring.management.task_command`.
 """
 

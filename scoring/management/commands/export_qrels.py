@@ -3,10 +3,10 @@ from pathlib import Path
 from django.core.management.base import CommandError, CommandParser
 
 from pooling.models import Pool
-from pooling.streams import quiet_on_closed_stdout
 from scoring import selectors
-from scoring.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
+from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
 from workbench.commands import WorkbenchCommand
+from workbench.core.streams import quiet_on_closed_stdout
 
 
 class Command(WorkbenchCommand):

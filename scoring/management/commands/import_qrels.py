@@ -1,11 +1,12 @@
 from django.core.management.base import CommandError, CommandParser
 
 from judging import services
-from judging.judgment_files import judgments_from_qrels
-from pooling.problems import InputError
+from judging.core.judgment_files import judgments_from_qrels
+from pooling.commands import campaign_or_error
 from pooling.services import PoolBuildError
-from scoring.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
-from workbench.commands import WorkbenchCommand, campaign_or_error, existing_file
+from scoring.core.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
+from workbench.commands import WorkbenchCommand, existing_file
+from workbench.core.problems import InputError
 
 LAYOUTS = {"qrels": TREC_QRELS, "aspects": THREE_ASPECT_QRELS}
 

@@ -1,7 +1,7 @@
 """`manage.py leaderboard`: rank runs by a measure, with confidence intervals and
 paired significance tests between every pair.
 
-A thin shell over `scoring.analysis.cli.main`, which reads the raw arguments
+A thin shell over `scoring.core.analysis.cli.main`, which reads the raw arguments
 and reports bad input as one line with exit status 2.
 
     python manage.py leaderboard --qrels QRELS [-m MEASURE] [--test TEST]
@@ -17,7 +17,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from scoring.analysis.cli import main
+from scoring.core.analysis.cli import main
 from workbench.commands import WorkbenchCommand
 
 

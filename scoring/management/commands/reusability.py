@@ -2,7 +2,7 @@
 these qrels? Each run (and group of runs) left out of a depth-k or sampled pool
 in turn (docs/reusability.md).
 
-A thin shell over `scoring.analysis.reusability_cli.main`, which reads the raw
+A thin shell over `scoring.core.analysis.reusability_cli.main`, which reads the raw
 arguments and reports bad input as one line with exit status 2; this command
 adds `--pool ID`, read by `scoring.selectors.pool_reusability_inputs`.
 
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from scoring.analysis.reusability_cli import main
-from scoring.command_line import UsageError
+from scoring.core.analysis.reusability_cli import main
+from scoring.core.command_line import UsageError
 from workbench.commands import WorkbenchCommand
 
 if TYPE_CHECKING:
-    from scoring.analysis.reusability import ReusabilityInputs
+    from scoring.core.analysis.reusability import ReusabilityInputs
 
 
 def load_pool(pool_id: int) -> ReusabilityInputs:

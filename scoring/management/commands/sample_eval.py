@@ -1,6 +1,6 @@
 """`manage.py sample_eval`: inferred measures from a stratified pool, as sample_eval.pl.
 
-A thin shell over `scoring.sample_eval.main`, which reads the raw arguments.
+A thin shell over `scoring.core.sample_eval.main`, which reads the raw arguments.
 
     python manage.py sample_eval [-q] QRELS RUN...
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from scoring.sample_eval import main
+from scoring.core.sample_eval import main
 from workbench.commands import WorkbenchCommand
 
 

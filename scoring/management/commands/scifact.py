@@ -2,7 +2,7 @@
 
     python manage.py scifact --labels CLAIMS.jsonl --preds PREDICTIONS.jsonl [--format text|json]
 
-A thin shell over `scoring.tasks.scifact` (see its docstring and docs/tasks.md),
+A thin shell over `scoring.core.tasks.scifact` (see its docstring and docs/tasks.md),
 through `scoring.management.task_command`.
 """
 

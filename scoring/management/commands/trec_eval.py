@@ -1,6 +1,6 @@
 """`manage.py trec_eval`: score runs against qrels as trec_eval 10.0 does.
 
-A thin shell over `scoring.trec_eval.main`, which reads the arguments the
+A thin shell over `scoring.core.trec_eval.main`, which reads the arguments the
 way trec_eval does (`-M100`, `-mrelstring.20`); Django's argparse would
 split those differently, so the raw arguments go straight to it.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from scoring.trec_eval import main
+from scoring.core.trec_eval import main
 from workbench.commands import WorkbenchCommand
 
 

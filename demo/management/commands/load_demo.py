@@ -1,0 +1,23 @@
+from demo.services import demo_load
+from workbench.commands import WorkbenchCommand
+
+
+class Command(WorkbenchCommand):
+    help = "Create (or refresh) the demo campaign and the demo users, and print the logins."
+
+    def handle(self, *args: object, **options: object) -> None:
+        summary = demo_load()
+        campaign = summary.campaign
+        self.stdout.write(
+            f"Demo campaign '{campaign.slug}': {campaign.topics.count()} topics, "
+            f"{campaign.documents.count()} documents, {campaign.runs.count()} runs "
+            f"({summary.new_runs} new)."
+        )
+        pool = summary.pool
+        self.stdout.write(
+            f"Pool {pool.pk} ({pool.name}): {pool.entries.filter(sampled=True).count()} documents "
+            f"to judge; topics 1-3 for assessor1, 4-5 for assessor2, 20% judged by both."
+        )
+        self.stdout.write("Demo logins (local use only):")
+        for username, password in summary.users.items():
+            self.stdout.write(f"  {username:<10} password: {password}")

@@ -1,0 +1,92 @@
+"""Re-plan a pool from the command line, printing the judging forecast before and after
+(so the command sits in judging, the floor above pooling)."""
+
+from dataclasses import replace
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from judging.status import campaign_status
+from pooling import selectors, services
+from pooling.commands import add_pool_spec_arguments, pool_or_error, spec_or_error
+from pooling.core.spec import PoolSpec
+from workbench.commands import WorkbenchCommand
+
+
+class Command(WorkbenchCommand):
+    help = (
+        "Re-plan topics of a pool while it is judged (e.g. the unfinished topics cut to a "
+        "smaller depth): a new revision of the same pool. Judged documents stay in the "
+        "qrels, queues change in place, assignments carry over. The seed and presentation "
+        "order stay the pool's, so that draws are nested."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--pool", type=int, required=True, help="pool id")
+        parser.add_argument(
+            "--topics",
+            default="unfinished",
+            help="'unfinished' (default: topics with documents nobody has judged), 'all', "
+            "or comma-separated topic ids",
+        )
+        parser.add_argument("--reason", default="", help="why, for the manifest")
+        parser.add_argument("--dry-run", action="store_true", help="print what it would do")
+        parser.add_argument(
+            "--confirm-over-budget",
+            action="store_true",
+            help="apply even past the budget (the overrun is recorded)",
+        )
+        add_pool_spec_arguments(parser)
+
+    def handle(self, *args: object, **options: Any) -> None:
+        pool = pool_or_error(options["pool"])
+        base = PoolSpec.from_dict(pool.spec)
+        requested = spec_or_error(options)
+        seed = base.seed if options["seed"] is None else requested.seed
+        spec = replace(requested, seed=seed, order=base.order)
+        topics = self._topics(pool, options["topics"])
+        try:
+            preview = selectors.pool_revision_preview(pool, spec=spec, topics=topics)
+        except services.PoolBuildError as error:
+            raise CommandError(str(error)) from None
+        self._print(preview.summary, selectors.campaign_budget(pool.campaign), preview.cost)
+        status = campaign_status(pool.campaign)
+        self.stdout.write(f"forecast now: {status.forecast.describe()}")
+        self.stdout.write(
+            f"with this revision: {status.forecast_with(preview.work_change).describe()}"
+        )
+        if options["dry_run"]:
+            return
+        try:
+            revision = services.pool_revise(
+                pool=pool,
+                spec=spec,
+                topics=topics,
+                reason=options["reason"],
+                confirm_over_budget=options["confirm_over_budget"],
+            )
+        except services.OverBudget as error:
+            raise CommandError(f"{error} (--confirm-over-budget)") from None
+        except services.PoolBuildError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"pool {pool.pk}: revision {revision.number} applied")
+
+    def _topics(self, pool: Any, text: str) -> list[str]:
+        if text == "unfinished":
+            topics = selectors.unfinished_topics(pool)
+            if not topics:
+                raise CommandError(f"every topic of pool {pool.pk} is finished: nothing to re-plan")
+            return topics
+        if text == "all":
+            return list(pool.campaign.topics.values_list("topic_id", flat=True))
+        return [t.strip() for t in text.split(",") if t.strip()]
+
+    def _print(self, summary: Any, budget: Any, cost: int) -> None:
+        columns = list(summary.columns)
+        rows = [[str(v) for v in row] for row in summary.itertuples(index=False)]
+        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+        line = "  ".join(f"{{:>{w}}}" if i else f"{{:<{w}}}" for i, w in enumerate(widths))
+        self.stdout.write(line.format(*columns))
+        for row in rows:
+            self.stdout.write(line.format(*row))
+        self.stdout.write(f"{cost} new judgments; {budget.describe()}")

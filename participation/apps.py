@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ParticipationConfig(AppConfig):
+    name = "participation"
+    verbose_name = "Participation"

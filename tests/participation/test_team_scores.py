@@ -1,0 +1,151 @@
+"""A team's own scores: none before the organiser releases them, then its runs only,
+the same numbers as the organiser's scores page."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from participation import services as team_services
+from scoring import selectors
+from tests.helpers import assert_nothing_leaks_to_participants, make_judged_team_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judged(participant):
+    return make_judged_team_campaign(participant)
+
+
+def scores_url(team) -> str:
+    return f"/api/teams/{team.pk}/scores/"
+
+
+def page_url(team) -> str:
+    return reverse("teams:team_scores", args=[team.pk])
+
+
+def test_no_scores_before_the_release(participant_client, judged):
+    _, alpha, _ = judged
+    page = participant_client.get(page_url(alpha))
+    assert page.status_code == 403
+    assert "not released the results yet" in page.content.decode()
+    assert_nothing_leaks_to_participants(page.content.decode())
+    response = participant_client.get(scores_url(alpha))
+    assert response.status_code == 403
+    assert response.json() == {"detail": "The organiser has not released the scores yet."}
+    team_page = participant_client.get(reverse("teams:team_detail", args=[alpha.pk]))
+    assert page_url(alpha) not in team_page.content.decode()
+
+
+def test_after_the_release_a_team_sees_its_own_runs_scores_only(participant_client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    response = participant_client.get(scores_url(alpha))
+    assert response.status_code == 200
+    body = response.json()
+    assert body["team"] == "Alpha"
+    assert body["judged_topics"] == ["301", "302"]
+    assert {row["run_id"] for row in body["scores"]} == {"alpha1"}
+    means = {row["measure"]: row["value"] for row in body["scores"]}
+    assert means["map"] == 1.0
+    assert means["P_10"] == pytest.approx(0.1)
+    assert "rivalrun" not in response.content.decode()
+    page = participant_client.get(page_url(alpha)).content.decode()
+    assert "alpha1" in page
+    assert "1.0000" in page
+    assert_nothing_leaks_to_participants(page, released=True)
+    team_page = participant_client.get(reverse("teams:team_detail", args=[alpha.pk]))
+    assert page_url(alpha) in team_page.content.decode()
+
+
+def test_a_teams_scores_are_the_organisers_for_its_runs(participant_client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    organiser = selectors.pool_scores(pool=pool, per_topic=True)
+    response = participant_client.get(scores_url(alpha), {"per_topic": "1"})
+    theirs = {(row["query_id"], row["measure"]): row["value"] for row in response.json()["scores"]}
+    mine = organiser[organiser["run_id"] == "alpha1"]
+    assert theirs == {
+        (q, m): v for q, m, v in zip(mine["query_id"], mine["measure"], mine["value"], strict=True)
+    }
+
+
+def test_a_bad_measure_is_400(participant_client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    response = participant_client.get(scores_url(alpha), {"measure": "nonsense"})
+    assert response.status_code == 400
+
+
+def test_withdrawn_scores_are_hidden_again(participant_client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    team_services.campaign_scores_withdraw(campaign=campaign)
+    assert participant_client.get(scores_url(alpha)).status_code == 403
+    assert participant_client.get(page_url(alpha)).status_code == 403
+
+
+def test_another_teams_scores_are_a_404(client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    rivals = campaign.teams.get(name="Rivals")
+    client.force_login(alpha.members.get())
+    assert client.get(scores_url(rivals)).status_code == 404
+    assert client.get(page_url(rivals)).status_code == 404
+
+
+# --------------------------------------------------------------------------
+# The public leaderboard: every run, once released
+
+
+def leaderboard_url(team) -> str:
+    return reverse("teams:team_leaderboard", args=[team.pk])
+
+
+def test_no_leaderboard_before_the_release(participant_client, judged):
+    _, alpha, _ = judged
+    page = participant_client.get(leaderboard_url(alpha))
+    assert page.status_code == 403
+    assert_nothing_leaks_to_participants(page.content.decode())
+    assert participant_client.get(f"/api/teams/{alpha.pk}/leaderboard/").status_code == 403
+
+
+def test_after_the_release_the_leaderboard_ranks_every_run_with_its_team(
+    participant_client, judged
+):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    organiser, _ = selectors.pool_leaderboard(
+        pool=pool, measure="map", options=selectors.LeaderboardOptions()
+    )
+    body = participant_client.get(f"/api/teams/{alpha.pk}/leaderboard/").json()
+    assert [(r["run"], r["mean"]) for r in body["runs"]] == [
+        (row.run, row.mean) for row in organiser.runs
+    ]
+    assert body["teams"] == {"alpha1": "Alpha", "rivalrun": "Rivals"}
+    page = participant_client.get(leaderboard_url(alpha)).content.decode()
+    assert 'data-run="alpha1" class="ours"' in page
+    assert "Rivals" in page
+    # The judgments and the pool stay hidden: only means and intervals are shown.
+    assert "secret-pool" not in page
+    assert "docx-" not in page
+
+
+def test_another_teams_leaderboard_is_a_404(client, judged):
+    campaign, alpha, pool = judged
+    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    rivals = campaign.teams.get(name="Rivals")
+    client.force_login(alpha.members.get())
+    assert client.get(leaderboard_url(rivals)).status_code == 404
+    assert client.get(f"/api/teams/{rivals.pk}/leaderboard/").status_code == 404
+
+
+def test_the_old_score_addresses_lead_to_the_teams_pages(participant_client, judged):
+    _, alpha, _ = judged
+    old = participant_client.get(f"/scores/teams/{alpha.pk}/?measure=P_5")
+    assert old.status_code == 301
+    assert old["Location"] == f"/teams/{alpha.pk}/scores/?measure=P_5"
+    board = participant_client.get(f"/scores/teams/{alpha.pk}/leaderboard/")
+    assert (board.status_code, board["Location"]) == (301, f"/teams/{alpha.pk}/leaderboard/")
