@@ -68,6 +68,7 @@ PURE_CORES = [
     "scoring.tasks.codiesp",
     "scoring.tasks.scifact",
     "scoring.tasks.subtasks",
+    "scoring.tasks.nuggets",
     "workbench.demo_content",
     "workbench.charts",
 ]
