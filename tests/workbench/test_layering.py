@@ -15,6 +15,7 @@ PURE_CORES = [
     "pooling.file_input",
     "pooling.streams",
     "pooling.run_files",
+    "pooling.answer_files",
     "pooling.topic_files",
     "pooling.document_files",
     "pooling.label_schema",
