@@ -70,6 +70,7 @@ PURE_CORES = [
     "scoring.tasks.scifact",
     "scoring.tasks.subtasks",
     "scoring.tasks.nuggets",
+    "scoring.tasks.citations",
     "workbench.demo_content",
     "workbench.charts",
 ]
