@@ -18,8 +18,8 @@ assignment (`support`, `partial_support` or `not_support`). Its scores:
 A zero denominator gives 0.0, as nuggetizer does: an answer with no nuggets
 scores 0.0 everywhere, and one whose topic has no vital nugget scores 0.0 on
 vital and strict_vital (however many okay nuggets it has). nuggetizer has no
-weighted scores; they are the AutoNuggetizer report's (arXiv 2411.09607), and
-computed here in the same way.
+weighted scores: they are ours (docs/tasks.md says where the weights come
+from), computed in the same way.
 
 A run's score is the mean over its answers' topics (`run_mean`, the exact mean
 of `statistics.mean`, as nuggetizer takes it). A topic the run did not answer
