@@ -15,6 +15,7 @@ PURE_CORES = [
     "pooling.file_input",
     "pooling.streams",
     "pooling.run_files",
+    "pooling.answer_files",
     "pooling.topic_files",
     "pooling.document_files",
     "pooling.label_schema",
@@ -68,6 +69,8 @@ PURE_CORES = [
     "scoring.tasks.codiesp",
     "scoring.tasks.scifact",
     "scoring.tasks.subtasks",
+    "scoring.tasks.nuggets",
+    "scoring.tasks.citations",
     "workbench.demo_content",
     "workbench.charts",
 ]
