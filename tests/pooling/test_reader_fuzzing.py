@@ -13,9 +13,9 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling.core import document_files, topic_files
+from pooling.core import answer_files, document_files, topic_files
 from workbench.core.label_schema import schema_problems
-from workbench.core.problems import Problem, ProblemLog
+from workbench.core.problems import InputError, Problem, ProblemLog
 
 FIELD = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30
@@ -141,3 +141,44 @@ def test_the_label_schema_check_lists_problems_for_any_json(data):
     problems = schema_problems(data)
     assert isinstance(problems, list)
     assert all(isinstance(p, str) and p for p in problems)
+
+
+def generated_answer_lines(rows: list[list[object]]) -> bytes:
+    keys = ("run_id", "topic_id", "topic", "references", "response_length", "answer")
+    return "".join(json.dumps(dict(zip(keys, row, strict=False))) + "\n" for row in rows).encode()
+
+
+ANSWER_FIELD = (
+    FIELD
+    | JSON_VALUES
+    | st.lists(
+        st.fixed_dictionaries(
+            {"text": FIELD, "citations": st.lists(st.integers(-2, 4), max_size=3)}
+        ),
+        max_size=3,
+    )
+)
+
+
+@given(
+    st.binary(max_size=1500)
+    | st.builds(generated_answer_lines, st.lists(st.lists(ANSWER_FIELD, max_size=6), max_size=4))
+)
+def test_the_generated_answers_reader_returns_answers_or_problems(data):
+    answers, error = _answers_or_error(data)
+    if error is not None:
+        assert error.problems
+        log = ProblemLog("answers.jsonl", problems=error.problems)
+        assert_problems_are_well_formed(log, "answers.jsonl")
+    for answer in answers:
+        assert answer.run_id
+        assert answer.topic_id
+        for sentence in answer.sentences:
+            assert all(0 <= index < len(answer.references) for index in sentence.citations)
+
+
+def _answers_or_error(data: bytes) -> tuple[list[answer_files.Answer], InputError | None]:
+    try:
+        return answer_files.read_generated_answers(data, name="answers.jsonl"), None
+    except InputError as error:
+        return [], error

@@ -6,10 +6,12 @@ Pure core, no Django.
 from __future__ import annotations
 
 import codecs
+import io
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from workbench.core.problems import ProblemLog
 
@@ -61,6 +63,88 @@ def holds_nul(*values: object) -> bool:
         if isinstance(value, list | tuple) and holds_nul(*value):
             return True
     return False
+
+
+SURROGATE_PROBLEM = (
+    "contains a lone surrogate (a \\ud800-\\udfff escape without its pair), which is not text"
+)
+
+
+def holds_surrogate(*values: object) -> bool:
+    """Whether any text among `values` (nested in lists and dicts too) holds a lone
+    surrogate, which JSON's `\\u` escapes can write and no UTF-8 file, database or
+    terminal can hold."""
+    for value in values:
+        if isinstance(value, str) and not _encodable(value):
+            return True
+        if isinstance(value, dict) and holds_surrogate(*value.keys(), *value.values()):
+            return True
+        if isinstance(value, list | tuple) and holds_surrogate(*value):
+            return True
+    return False
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+# A path, the bytes, or the lines as bytes (an open binary file, or a generator
+# that counts them for a progress bar).
+ReadableSource = Source | IO[bytes] | Iterable[bytes]
+
+
+def binary_lines(source: ReadableSource) -> Iterator[bytes]:
+    """The lines of a path, bytes or an iterable of lines, one at a time."""
+    if isinstance(source, bytes):
+        yield from io.BytesIO(source)
+    elif isinstance(source, str | Path):
+        with open(source, "rb") as stream:
+            yield from stream
+    else:
+        yield from source
+
+
+def readable_name(source: ReadableSource, name: str | None) -> str:
+    """What problems call a file: `name`, else the path, `<bytes>`, or the stream's name."""
+    if isinstance(source, str | Path | bytes):
+        return source_name(source, name)
+    return name or str(getattr(source, "name", "<stream>"))
+
+
+def jsonl_records(source: ReadableSource, log: ProblemLog) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSON-lines file, read a line at a time (memory does not
+    grow with the file), blank lines skipped; every line that is not UTF-8, not a
+    JSON object, or holds a NUL or a lone surrogate is a problem in `log`."""
+    for number, raw in enumerate(binary_lines(source), start=1):
+        if number == 1:
+            raw = raw.removeprefix(BOM)
+        try:
+            text = raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as error:
+            log.add(
+                number, f"not UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+            )
+            continue
+        if not text.strip():
+            continue
+        record = json_object(text, number, log)
+        if record is None:
+            continue
+        # Strict UTF-8 and JSON (which refuses raw control characters in strings)
+        # leave only escapes to write a NUL or a lone surrogate: look for those in
+        # the line before walking the record.
+        if "\\u0000" in text and holds_nul(record):
+            log.add(number, NUL_PROBLEM)
+        elif _SURROGATE_ESCAPE.search(text) and holds_surrogate(record):
+            log.add(number, SURROGATE_PROBLEM)
+        else:
+            yield number, record
 
 
 def map_in_threads[T, R](function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:

@@ -1,4 +1,4 @@
-"""manage.py codiesp and manage.py scifact: output, JSON shape, exit status."""
+"""manage.py codiesp, scifact and nugget_scores: output, JSON shape, exit status."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ GOLDEN = Path(__file__).parent / "golden"
 HAND = GOLDEN / "codiesp" / "hand_small"
 HAND_X = GOLDEN / "codiesp-x" / "hand_small"
 WORKED = GOLDEN / "scifact" / "worked_example"
+NUGGETS = GOLDEN / "nuggets" / "hand_small" / "assignments.jsonl"
 
 
 def _call(*arguments: object) -> str:
@@ -178,14 +179,16 @@ def test_scifact_bad_input_exits_2(tmp_path):
     )
 
 
-@pytest.mark.parametrize("command", ["codiesp", "scifact"])
+@pytest.mark.parametrize("command", ["codiesp", "scifact", "nugget_scores"])
 def test_commands_from_the_shell_exit_2_on_bad_input(tmp_path, command):
     empty = tmp_path / "empty"
     empty.write_text("")
     if command == "codiesp":
         arguments = ["--subtask", "P", "--gold", empty, "--pred", empty, "--codes", empty]
-    else:
+    elif command == "scifact":
         arguments = ["--labels", empty, "--preds", empty]
+    else:
+        arguments = ["--assignments", empty]
     completed = subprocess.run(
         [sys.executable, "manage.py", command, *map(str, arguments)],
         cwd=ROOT,
@@ -197,3 +200,84 @@ def test_commands_from_the_shell_exit_2_on_bad_input(tmp_path, command):
     assert completed.stdout == ""
     assert str(empty) in completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+# --------------------------------------------------------------------------
+# nugget_scores
+
+
+def test_nugget_scores_json_has_every_run_and_every_topic_at_full_precision():
+    data = json.loads(_call("nugget_scores", "--assignments", NUGGETS, "--format", "json"))
+    official = json.loads((NUGGETS.parent / "nuggetizer.json").read_text())
+    assert list(data) == ["runs", "per_topic"]
+    assert [list(run) for run in data["runs"]] == [
+        [
+            "run",
+            "n_topics",
+            "all",
+            "strict_all",
+            "vital",
+            "strict_vital",
+            "weighted",
+            "strict_weighted",
+        ]
+    ] * 2
+    assert [(run["run"], run["n_topics"], run["vital"]) for run in data["runs"]] == [
+        (theirs["run_id"], n, theirs["vital_score"])
+        for theirs, n in zip(official["runs"], (2, 1), strict=True)
+    ]
+    assert [(row["run"], row["topic"], row["all"]) for row in data["per_topic"]] == [
+        (theirs["run_id"], theirs["qid"], theirs["all_score"]) for theirs in official["per_record"]
+    ]
+    assert data["runs"][0]["weighted"] == (2 / 3 + 0.75) / 2
+
+
+def test_nugget_scores_text_is_a_table_of_runs_and_q_adds_the_topics():
+    lines = _call("nugget_scores", "--assignments", NUGGETS).splitlines()
+    assert lines == [
+        "run\tn_topics\tall\tstrict_all\tvital\tstrict_vital\tweighted\tstrict_weighted",
+        "a\t2\t0.6875\t0.5000\t0.3750\t0.2500\t0.7083\t0.5000",
+        "b\t1\t0.2500\t0.0000\t0.0000\t0.0000\t0.1667\t0.0000",
+    ]
+    per_topic = _call("nugget_scores", "--assignments", NUGGETS, "-q").splitlines()
+    assert per_topic[:3] == lines
+    assert per_topic[3:] == [
+        "",
+        "run\ttopic\tall\tstrict_all\tvital\tstrict_vital\tweighted\tstrict_weighted",
+        "a\t1\t0.6250\t0.5000\t0.7500\t0.5000\t0.6667\t0.5000",
+        "a\t2\t0.7500\t0.5000\t0.0000\t0.0000\t0.7500\t0.5000",
+        "b\t1\t0.2500\t0.0000\t0.0000\t0.0000\t0.1667\t0.0000",
+    ]
+
+
+def test_nugget_scores_bad_input_exits_2_naming_every_file_line_and_reason(tmp_path):
+    good = NUGGETS.read_text().splitlines()
+    bad = tmp_path / "assignments.jsonl"
+    bad.write_text(
+        "\n".join(
+            [
+                good[0],
+                good[0],
+                good[1].replace('"partial_support"', '"Partial"'),
+                "{oops",
+                json.dumps({"qid": "5", "run_id": "a"}),
+            ]
+        )
+        + "\n"
+    )
+    with pytest.raises(CommandError) as error:
+        _call("nugget_scores", "--assignments", bad)
+    assert error.value.returncode == 2
+    assert str(error.value).splitlines() == [
+        f"{bad}:2: run 'a' answers topic '1' again (first on line 1); nuggetizer would count both",
+        f"{bad}:3: nuggets[0]: assignment 'Partial' is not one of support, partial_support,"
+        " not_support (nuggetizer counts it as not_support)",
+        f"{bad}:4: not valid JSON: Expecting property name enclosed in double quotes at column 2",
+        f'{bad}:5: no "nuggets": every record lists its nuggets (an empty list for none)',
+    ]
+
+
+def test_nugget_scores_missing_file_exits_2(tmp_path):
+    with pytest.raises(CommandError, match="no such file") as error:
+        _call("nugget_scores", "--assignments", tmp_path / "nosuch.jsonl")
+    assert error.value.returncode == 2

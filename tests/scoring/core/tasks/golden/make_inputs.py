@@ -11,6 +11,8 @@ ones mix everything. Layout:
     codiesp-crash/<case>/  the inputs the official scripts crash on or misread
     scifact/<case>/        claims.jsonl preds.jsonl
     scifact-crash/<case>/  likewise
+    nuggets/<case>/        assignments.jsonl (nuggetizer's assign output)
+    nuggets-unusual/<case>/  files nuggetizer scores or crashes on that we refuse or read differently
 """
 
 from __future__ import annotations
@@ -467,6 +469,159 @@ def scifact_crash_cases() -> dict[str, dict[str, list[str]]]:
 
 
 # --------------------------------------------------------------------------
+# Nugget assignments (nuggetizer's assign output)
+
+V, OK = "vital", "okay"
+S, PS, NS = "support", "partial_support", "not_support"
+
+
+def _assigned(
+    run: str, qid: str, nuggets: Sequence[tuple[str, str]], **extra: object
+) -> dict[str, object]:
+    """One record as nuggetizer's answers-mode assign writes it (other keys ignored)."""
+    return {
+        "query": f"query {qid}",
+        "qid": qid,
+        **extra,
+        "run_id": run,
+        "nuggets": [
+            {"text": f"nugget {index} of {qid}", "importance": importance, "assignment": label}
+            for index, (importance, label) in enumerate(nuggets)
+        ],
+    }
+
+
+def random_nugget_case(seed: int, runs: int, topics: int) -> dict[str, list[str]]:
+    """Runs that answer most topics (each run its own subset), every topic's nugget list
+    shared by the runs that answer it, some topics without vital nuggets or without
+    any, records of the runs interleaved, extra keys as nuggetizer writes them."""
+    rng = random.Random(seed)
+    ids = sorted(
+        {str(rng.choice((rng.randint(1, 400), rng.randint(10**6, 10**7)))) for _ in range(topics)}
+    )
+    ids += [f"2024-{rng.randint(10000, 99999)}" for _ in range(3)]
+    nuggets = {}
+    for qid in ids:
+        size = rng.choice((0, 1, 2, 3, 5, 8, 12, 20, 30)) if rng.random() < 0.9 else 0
+        vital_rate = rng.choice((0.0, 0.2, 0.5, 0.8, 1.0))
+        nuggets[qid] = [V if rng.random() < vital_rate else OK for _ in range(size)]
+    records = []
+    for number in range(runs):
+        run = f"run-{seed}-{number}" if number % 3 else f"Team{number}_rag.{seed}"
+        coverage = rng.choice((1.0, 0.95, 0.7, 0.3))
+        weights = [rng.random() for _ in range(3)]
+        answered = [qid for qid in ids if rng.random() < coverage] or ids[:1]
+        for qid in answered:
+            labels = rng.choices((S, PS, NS), weights=weights, k=len(nuggets[qid]))
+            extra: dict[str, object] = {}
+            if rng.random() < 0.3:
+                extra = {"answer_text": "ün answer", "response_length": rng.randint(0, 400)}
+            records.append(
+                _assigned(run, qid, list(zip(nuggets[qid], labels, strict=True)), **extra)
+            )
+    rng.shuffle(records)
+    return {"assignments.jsonl": _jsonl(records)}
+
+
+def nugget_cases() -> dict[str, dict[str, list[str]]]:
+    cases: dict[str, dict[str, list[str]]] = {}
+    # Hand-checked. Run a, topic 1 (vital S, vital PS, okay S, okay NS):
+    #   all (2 + 0.5) / 4 = 0.625, strict_all 2/4, vital 1.5/2, strict_vital 1/2,
+    #   weighted (1 + 0.5 + 0.5 x 1) / (2 + 2 x 0.5) = 2/3, strict_weighted 1.5/3 = 0.5.
+    # Run a, topic 2 (okay PS, okay S): vital and strict_vital 0.0 (no vital nugget),
+    #   all 0.75, strict_all 0.5, weighted (0.25 + 0.5) / 1 = 0.75, strict_weighted 0.5.
+    # Run a's means: all (0.625 + 0.75) / 2 = 0.6875, vital (0.75 + 0) / 2 = 0.375.
+    # Run b answers topic 1 only (vital NS, vital NS, okay PS, okay PS): all 0.25,
+    #   vital 0, weighted (0.25 + 0.25) / 3; its means are over that one topic.
+    topic_1 = [(V, S), (V, PS), (OK, S), (OK, NS)]
+    cases["hand_small"] = {
+        "assignments.jsonl": _jsonl(
+            [
+                _assigned("a", "1", topic_1),
+                _assigned("a", "2", [(OK, PS), (OK, S)]),
+                _assigned("b", "1", [(V, NS), (V, NS), (OK, PS), (OK, PS)]),
+            ]
+        )
+    }
+    # A topic without vital nuggets scores 0.0 on vital and strict_vital, even when
+    # every nugget is supported; the run's vital mean counts that 0.0.
+    cases["no_vital_nuggets"] = {
+        "assignments.jsonl": _jsonl(
+            [
+                _assigned("r", "7", [(OK, S), (OK, S), (OK, S)]),
+                _assigned("r", "8", [(V, S), (OK, NS)]),
+            ]
+        )
+    }
+    # An answer with no nugget supported, and one whose topic has no nuggets at all
+    # (an empty list): 0.0 everywhere, and both count in the run's means.
+    cases["nothing_assigned"] = {
+        "assignments.jsonl": _jsonl(
+            [
+                _assigned("r", "1", [(V, NS), (OK, NS)]),
+                _assigned("r", "2", []),
+                _assigned("r", "3", [(V, S), (V, S)]),
+                _assigned("s", "2", []),
+            ]
+        )
+    }
+    # Runs answer different topics: each run's mean is over the topics it answered
+    # (x: 1, 2, 3; y: 1 only; z: 2 and 3, written before x's), a missing topic counts nothing.
+    three = {"1": [(V, S), (OK, NS)], "2": [(V, PS), (OK, S)], "3": [(V, NS), (V, S), (OK, PS)]}
+    cases["runs_missing_topics"] = {
+        "assignments.jsonl": _jsonl(
+            [
+                _assigned("z", "3", three["3"]),
+                _assigned("z", "2", three["2"]),
+                *(_assigned("x", qid, labels) for qid, labels in three.items()),
+                _assigned("y", "1", [(V, NS), (OK, S)]),
+            ]
+        )
+    }
+    for seed, (runs, topics) in {31: (2, 4), 32: (5, 30), 33: (8, 60), 34: (4, 200)}.items():
+        cases[f"random_{seed}"] = random_nugget_case(seed, runs, topics)
+    return cases
+
+
+def nugget_unusual_cases() -> dict[str, dict[str, list[str]]]:
+    """Files nuggetizer scores (or crashes on) that we refuse, or read differently."""
+    good = _assigned("r", "1", [(V, S), (OK, PS)])
+
+    def nuggets(*pairs: tuple[str, str]) -> list[str]:
+        return _jsonl([good, _assigned("r", "2", list(pairs))])
+
+    return {
+        "capitalised_labels": {"assignments.jsonl": nuggets((V, "Support"), ("Vital", S))},
+        "failed_assignment": {"assignments.jsonl": nuggets((V, "failed"), (OK, S))},
+        "failed_importance": {"assignments.jsonl": nuggets(("failed", S), (V, S))},
+        "other_label": {"assignments.jsonl": nuggets((V, "partial support"), (OK, "supported"))},
+        "run_topic_twice": {"assignments.jsonl": [*_jsonl([good]), *nuggets((V, NS))]},
+        "integer_qid": {
+            "assignments.jsonl": _jsonl([good, {**_assigned("r", "2", [(V, S)]), "qid": 2}])
+        },
+        "no_run_id": {
+            "assignments.jsonl": _jsonl(
+                [{key: value for key, value in good.items() if key != "run_id"}]
+            )
+        },
+        "blank_line": {"assignments.jsonl": [_jsonl([good])[0], "", *_jsonl([good])[1:]]},
+        "malformed_json": {"assignments.jsonl": [_jsonl([good])[0][:-1]]},
+        "empty_file": {"assignments.jsonl": []},
+    }
+
+
+# --------------------------------------------------------------------------
+
+
+GROUPS = (
+    "codiesp",
+    "codiesp-x",
+    "codiesp-crash",
+    "scifact",
+    "scifact-crash",
+    "nuggets",
+    "nuggets-unusual",
+)
 
 
 def write_all(out: Path) -> None:
@@ -476,6 +631,8 @@ def write_all(out: Path) -> None:
         "codiesp-crash": crash_cases(),
         "scifact": scifact_cases(),
         "scifact-crash": scifact_crash_cases(),
+        "nuggets": nugget_cases(),
+        "nuggets-unusual": nugget_unusual_cases(),
     }
     for group, cases in groups.items():
         for case, files in cases.items():
@@ -494,7 +651,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--clean", action="store_true", help="remove the case directories first")
     args = parser.parse_args(argv)
     if args.clean:
-        for group in ("codiesp", "codiesp-x", "codiesp-crash", "scifact", "scifact-crash"):
+        for group in GROUPS:
             shutil.rmtree(args.out / group, ignore_errors=True)
     write_all(args.out)
 

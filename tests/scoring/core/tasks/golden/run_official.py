@@ -3,7 +3,11 @@
     python tests/scoring/core/tasks/golden/run_official.py \\
         --codiesp /path/to/codiesp-evaluation-script --codiesp-python /tmp/codiesp-env/bin/python \\
         --scifact /path/to/scifact-evaluator --scifact-python /tmp/scifact-env/bin/python \\
-        [--codiesp-commit SHA] [--scifact-commit SHA]
+        --nuggetizer-python /tmp/nuggetizer-venv/bin/python \\
+        [--codiesp-commit SHA] [--scifact-commit SHA] [--nuggetizer-commit SHA]
+
+Each tool is optional: the cases of the tools given are scored again, the
+others' files are left as they are.
 
 The official code is not part of this repository: check it out yourself
 (README.md beside this file says which commits and environments made the
@@ -15,7 +19,9 @@ files into the working directory). For each case this writes:
     codiesp/<case>/map.json, f1.json         the same numbers at full precision
     codiesp-x/<case>/x.stdout, x.json
     scifact/<case>/metrics.json               the evaluator's own output file (--verbose)
+    nuggets/<case>/nuggetizer.json            nuggetizer's scores of each record and of each run
     *-crash/<case>/official.txt               each script's exit status and last line
+    nuggets-unusual/<case>/official.txt       nuggetizer's exit status, and its scores or last line
 
 The full-precision numbers are read from the scripts' own variables after
 their main block ran (`runpy`), so that nothing of theirs is re-implemented
@@ -70,6 +76,37 @@ else:
         found[key] = series(names[key])
 with open(output, "w") as file:
     json.dump(found, file, indent=1, sort_keys=True)
+"""
+
+# Runs inside nuggetizer's environment (Python 3.12, the package installed from
+# the checkout, without the dependencies its LLM code needs: its metrics module
+# imports none). argv: the assignment file, the output JSON. nuggetizer's
+# pipeline scores one run's assignment file at a time (`calculate_global_metrics`
+# over its records); a golden file holds several runs, so each run's records, in
+# file order, are given to it as that run's file would be (an empty file, as one
+# run's empty file).
+NUGGETIZER_HELPER = r"""
+import dataclasses, json, sys
+from nuggetizer.cli.io import read_jsonl
+from nuggetizer.core.metrics import calculate_global_metrics, calculate_nugget_scores
+
+path, output = sys.argv[1], sys.argv[2]
+records = read_jsonl(path)
+runs = {}
+for record in records:
+    runs.setdefault(record.get("run_id"), []).append(record)
+if not records:  # the file is the one run's file
+    runs[None] = records
+found = {
+    "per_record": [
+        {"run_id": record.get("run_id"),
+         **dataclasses.asdict(calculate_nugget_scores(record["qid"], record["nuggets"]))}
+        for record in records
+    ],
+    "runs": [{"run_id": run, **calculate_global_metrics(rows)} for run, rows in runs.items()],
+}
+with open(output, "w") as file:
+    json.dump(found, file, indent=1)
 """
 
 SCRIPTS = {
@@ -140,6 +177,24 @@ def run_scifact(case: Path, official: Path, python: str, *, crash: bool) -> None
         shutil.copyfile(metrics, case / "metrics.json")
 
 
+def run_nuggetizer(case: Path, python: str, *, unusual: bool) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        values = Path(scratch) / "values.json"
+        command = [python, "-c", NUGGETIZER_HELPER, str(case / "assignments.jsonl"), str(values)]
+        done = subprocess.run(command, cwd=scratch, capture_output=True, text=True, check=False)
+        if unusual:
+            lines = [f"nuggetizer: exit status {done.returncode}"]
+            if done.returncode:
+                lines.append(f"  {_last_line(done.stderr)}")
+            else:
+                lines.append(f"  {json.dumps(json.loads(values.read_text()))}")
+            (case / "official.txt").write_text("\n".join(lines) + "\n")
+            return
+        if done.returncode:
+            raise SystemExit(f"{case}: nuggetizer failed:\n{done.stderr}")
+        shutil.copyfile(values, case / "nuggetizer.json")
+
+
 def _environment(python: str) -> str:
     version = subprocess.run(
         [python, "--version"], capture_output=True, text=True, check=True
@@ -150,30 +205,62 @@ def _environment(python: str) -> str:
     return f"{version}\n{frozen}"
 
 
+def _update_environment(path: Path, blocks: dict[str, str]) -> None:
+    """Replace the blocks (a blank-line-separated paragraph starting `<repo> at <commit>`)
+    of the tools scored this time, keep the others."""
+    kept = {}
+    if path.exists():
+        for block in path.read_text().split("\n\n"):
+            if block.strip():
+                kept[block.split(" at ", 1)[0]] = block.strip("\n")
+    kept |= {repo: block.strip("\n") for repo, block in blocks.items()}
+    path.write_text("\n\n".join(kept.values()) + "\n")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--codiesp", type=Path, required=True)
-    parser.add_argument("--codiesp-python", required=True)
-    parser.add_argument("--scifact", type=Path, required=True)
-    parser.add_argument("--scifact-python", required=True)
+    parser.add_argument("--codiesp", type=Path)
+    parser.add_argument("--codiesp-python")
+    parser.add_argument("--scifact", type=Path)
+    parser.add_argument("--scifact-python")
+    parser.add_argument("--nuggetizer-python", help="a Python with nuggetizer installed")
     parser.add_argument("--codiesp-commit", default="(not given)")
     parser.add_argument("--scifact-commit", default="(not given)")
+    parser.add_argument("--nuggetizer-commit", default="(not given)")
     parser.add_argument("--golden", type=Path, default=HERE)
     args = parser.parse_args(argv)
 
-    for group, crash in (("codiesp", False), ("codiesp-x", False), ("codiesp-crash", True)):
-        for case in sorted((args.golden / group).iterdir()):
-            run_codiesp(case, args.codiesp, args.codiesp_python, crash=crash)
-    for group, crash in (("scifact", False), ("scifact-crash", True)):
-        for case in sorted((args.golden / group).iterdir()):
-            run_scifact(case, args.scifact, args.scifact_python, crash=crash)
-
-    (args.golden / "ENVIRONMENT.txt").write_text(
-        f"TeMU-BSC/codiesp-evaluation-script at {args.codiesp_commit}\n"
-        f"{_environment(args.codiesp_python)}\n"
-        f"allenai/scifact-evaluator at {args.scifact_commit}\n"
-        f"{_environment(args.scifact_python)}"
-    )
+    blocks = {}
+    if args.codiesp and args.codiesp_python:
+        for group, crash in (("codiesp", False), ("codiesp-x", False), ("codiesp-crash", True)):
+            for case in sorted((args.golden / group).iterdir()):
+                run_codiesp(case, args.codiesp, args.codiesp_python, crash=crash)
+        blocks["TeMU-BSC/codiesp-evaluation-script"] = (
+            f"TeMU-BSC/codiesp-evaluation-script at {args.codiesp_commit}\n"
+            f"{_environment(args.codiesp_python)}"
+        )
+    if args.scifact and args.scifact_python:
+        for group, crash in (("scifact", False), ("scifact-crash", True)):
+            for case in sorted((args.golden / group).iterdir()):
+                run_scifact(case, args.scifact, args.scifact_python, crash=crash)
+        blocks["allenai/scifact-evaluator"] = (
+            f"allenai/scifact-evaluator at {args.scifact_commit}\n"
+            f"{_environment(args.scifact_python)}"
+        )
+    if args.nuggetizer_python:
+        for group, unusual in (("nuggets", False), ("nuggets-unusual", True)):
+            for case in sorted((args.golden / group).iterdir()):
+                run_nuggetizer(case, args.nuggetizer_python, unusual=unusual)
+        blocks["castorini/nuggetizer"] = (
+            f"castorini/nuggetizer at {args.nuggetizer_commit}\n"
+            f"{_environment(args.nuggetizer_python)}"
+        )
+    if not blocks:
+        parser.error(
+            "give at least one tool: --codiesp and --codiesp-python, --scifact and"
+            " --scifact-python, or --nuggetizer-python"
+        )
+    _update_environment(args.golden / "ENVIRONMENT.txt", blocks)
 
 
 if __name__ == "__main__":
