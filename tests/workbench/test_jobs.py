@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -821,3 +821,99 @@ def test_a_cancel_reaches_a_job_run_by_a_worker_within_a_second(organiser):
     assert (job.state, job.result) == ("failed", None)
     assert job.error.startswith("Cancelled by olivia")
     assert time.monotonic() - started < 3
+
+
+# --------------------------------------------------------------------------
+# The job page and the API: attempts, heartbeat, cancel and retry
+
+
+def test_the_api_shows_attempts_and_the_last_heartbeat(organiser):
+    job = running_job(attempts=2)
+    client = APIClient()
+    client.force_authenticate(organiser)
+    body = client.get(f"/api/jobs/{job.pk}/").json()
+    assert (body["attempts"], body["max_attempts"], body["cancelling"]) == (2, 3, False)
+    assert datetime.fromisoformat(body["heartbeat_at"]) == job.heartbeat_at
+
+
+def test_organisers_cancel_and_retry_a_job_over_the_api(
+    organiser, django_capture_on_commit_callbacks
+):
+    job = running_job()
+    client = APIClient()
+    client.force_authenticate(organiser)
+    cancelled = client.post(f"/api/jobs/{job.pk}/cancel/")
+    assert cancelled.status_code == 200
+    assert (cancelled.json()["state"], cancelled.json()["cancelling"]) == ("running", True)
+    refused = client.post(f"/api/jobs/{job.pk}/retry/")
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": f"job {job.pk} is running: only a failed job can be retried"
+    }
+    Job.objects.filter(pk=job.pk).update(state=Job.FAILED, error="stopped")
+    with django_capture_on_commit_callbacks(execute=True):
+        retried = client.post(f"/api/jobs/{job.pk}/retry/")
+    assert retried.status_code == 202
+    assert retried.json()["url"].endswith(f"/api/jobs/{job.pk}/")
+    assert client.get(f"/api/jobs/{job.pk}/").json()["state"] == "done"
+    assert client.post(f"/api/jobs/{job.pk}/cancel/").status_code == 409
+
+
+def test_only_organisers_cancel_or_retry_a_job(assessor, assessor2, client):
+    job = running_job(created_by=assessor)
+    api = APIClient()
+    for user in (assessor, assessor2):  # its creator too: they see it, no more
+        api.force_authenticate(user)
+        assert api.post(f"/api/jobs/{job.pk}/cancel/").status_code == 403
+        assert api.post(f"/api/jobs/{job.pk}/retry/").status_code == 403
+        client.force_login(user)
+        assert client.post(reverse("job_cancel", args=[job.pk])).status_code == 403
+    job.refresh_from_db()
+    assert job.cancel_requested_at is None
+
+
+def test_the_job_page_shows_attempts_the_heartbeat_and_the_organisers_buttons(
+    client, organiser, assessor
+):
+    job = running_job(attempts=2, created_by=assessor)
+    client.force_login(organiser)
+    page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
+    heartbeat = timezone.localtime(job.heartbeat_at).strftime("%H:%M:%S")
+    assert f"Attempt 2 of 3 · last heartbeat {heartbeat}" in page
+    assert f'action="{reverse("job_cancel", args=[job.pk])}"' in page
+    assert "Retry</button>" not in page
+    assert "worker seems to have stopped" not in page
+    client.force_login(assessor)
+    page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
+    assert "Attempt 2 of 3" in page
+    assert "Cancel</button>" not in page, "buttons are the organisers'"
+
+
+def test_the_job_page_says_when_the_worker_seems_to_have_stopped(client, organiser):
+    job = running_job(age=120)
+    client.force_login(organiser)
+    page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
+    assert "No heartbeat from its worker within the lease" in page
+
+
+def test_an_organiser_cancels_and_retries_from_the_job_page(
+    client, organiser, django_capture_on_commit_callbacks
+):
+    job = running_job()
+    client.force_login(organiser)
+    answer = client.post(reverse("job_cancel", args=[job.pk]), follow=True)
+    page = answer.content.decode()
+    assert answer.redirect_chain == [(reverse("job_detail", args=[job.pk]), 302)]
+    assert "Cancelling: the job stops at its next step, storing nothing." in page
+    assert "<strong>cancelling</strong>" in page
+    assert "Cancel</button>" not in page
+    Job.objects.filter(pk=job.pk).update(state=Job.FAILED, error="the worker running it stopped")
+    page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
+    assert "Retry</button>" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.post(reverse("job_retry", args=[job.pk]), follow=True).content.decode()
+    assert "Queued again." in page
+    job.refresh_from_db()
+    assert job.state == "done"
+    page = client.post(reverse("job_retry", args=[job.pk]), follow=True).content.decode()
+    assert "Not retried: job" in page
