@@ -269,6 +269,8 @@ class _Reporter(threading.Thread):
             # again at the next beat, on a fresh connection if this one is broken.
             log.warning("job %s: heartbeat not written: %s", self.progress.job.pk, error)
             connection.close_if_unusable_or_obsolete()
+        except Exception:  # never let the heartbeat die while the work goes on
+            log.exception("job %s: heartbeat not written", self.progress.job.pk)
 
 
 def job_start(
@@ -457,10 +459,11 @@ def _reclaim(job_id: int) -> Job | None:
     return job
 
 
-def _run_job_rows(status: str) -> list[Any]:
+def _run_job_rows(status: str, **also: Any) -> list[Any]:
     """The tasks backend's rows of `run_job` in `status` (few: one per worker at most
     while running); each row's job id is its only argument."""
-    return list(DBTaskResult.objects.filter(status=status, task_path=run_job.module_path))
+    rows = DBTaskResult.objects.filter(status=status, task_path=run_job.module_path, **also)
+    return list(rows)
 
 
 def _job_of(row: Any) -> int | None:
@@ -490,7 +493,7 @@ def _end_stale_tasks(cutoff: datetime) -> None:
     """Rows still running, started before `cutoff`, of jobs that are not running:
     their worker stopped after the job ended (or before it began: then the job,
     still queued, gets a task again)."""
-    rows = [row for row in _run_job_rows(TaskResultStatus.RUNNING) if row.started_at < cutoff]
+    rows = _run_job_rows(TaskResultStatus.RUNNING, started_at__lt=cutoff)
     if not rows:
         return
     states = dict(Job.objects.filter(pk__in=[_job_of(r) for r in rows]).values_list("pk", "state"))
