@@ -3,6 +3,7 @@
     python bench/load_judging.py                     # 50 assessors, 5-20 s per document, 120 s
     python bench/load_judging.py --saturate --duration 30  # no think time: the server's capacity
     python bench/load_judging.py --assessors 10 --think 0.2-1 --duration 5 --json out.json
+    python bench/load_judging.py --assessors 6 --saves 25 --faults  # workers killed meanwhile
 
 Builds a campaign in a PostgreSQL database of its own (created, and dropped
 at the end unless --keep-database): one topic per assessor, each with
@@ -30,6 +31,16 @@ the server acknowledged: one row per (assessor, topic, document) saved,
 the last acknowledged labels stored, exactly one JudgmentEvent per change
 (a chain whose `old` is the previous `new`), and the active seconds summed.
 Exits 1 when the check fails, so that the test suite can run it.
+
+With --faults, an organiser also uploads a collection of --fault-documents
+documents through the API (imported by a job: WORKBENCH_UPLOAD_JOB_BYTES is
+set low) and, once the job is under way, a gunicorn worker and the db_worker
+are killed with SIGKILL; gunicorn starts a new worker and so does this
+script (the jobs' lease is 3 s). The check then also requires that the job
+ended done, run again after the kill, with every document of the collection
+stored exactly once, and that no job and no task of django-tasks-db is left
+waiting or running. A request cut by the killed web worker is no error: its
+save, never acknowledged, may or may not be stored.
 """
 
 from __future__ import annotations
@@ -64,6 +75,9 @@ from workbench.core.label_schema import LabelSchema  # noqa: E402  (a pure core:
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/workbench_load"
 PASSWORD = "load-test-password-1957"
+ORGANISER_TOKEN = "f" * 40  # the organiser's API token (--faults uploads with it)
+FAULT_DOCNO = "F{:06d}"  # the documents of --faults' collection
+FAULT_TEXT = ("A study of a treatment, imported while its worker was killed. " * 8).strip()
 LOOPBACK = "127.0.0.1"
 SCHEMA = LabelSchema.default()
 SENTENCE = "The treatment was compared with a placebo in a randomised trial of adults. "
@@ -127,6 +141,12 @@ def server_env(url: str, data_dir: Path, static_root: Path) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
     }
     return env
+
+
+def fault_env(env: dict[str, str]) -> dict[str, str]:
+    """What --faults changes: every upload imported by a job, and a short lease, so
+    that the job of a killed worker is taken back within seconds."""
+    return env | {"WORKBENCH_UPLOAD_JOB_BYTES": "1024", "WORKBENCH_JOB_LEASE_SECONDS": "3"}
 
 
 def django_setup(env: dict[str, str]) -> None:
@@ -202,6 +222,8 @@ def build_campaign(assessors: int, documents: int) -> list[Account]:
         ]
     PoolEntry.objects.bulk_create(entries, batch_size=5_000)
     hashed = make_password(PASSWORD)
+    organiser = User.objects.create(username="organiser", password=hashed, is_staff=True)
+    Token.objects.create(user=organiser, key=ORGANISER_TOKEN)
     users = User.objects.bulk_create(
         User(username=f"assessor{k:03d}", password=hashed) for k in range(assessors)
     )
@@ -224,9 +246,51 @@ def build_campaign(assessors: int, documents: int) -> list[Account]:
 # The server: gunicorn and a task worker, bound to a socket we opened
 
 
+@dataclass
+class Server:
+    """gunicorn and the db_worker serving the load: where, and the processes."""
+
+    base: str
+    gunicorn: subprocess.Popen
+    workers: list[subprocess.Popen]  # db_worker processes, the last one running
+    env: dict[str, str]
+    root: Path
+    log_dir: Path
+
+    def web_workers(self) -> list[int]:
+        """The gunicorn master's worker processes."""
+        children = Path(f"/proc/{self.gunicorn.pid}/task/{self.gunicorn.pid}/children")
+        return [int(pid) for pid in children.read_text().split()]
+
+    def kill_web_worker(self) -> int:
+        """SIGKILL one gunicorn worker (the master starts another); its pid."""
+        pid = self.web_workers()[0]
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+    def kill_task_worker(self) -> int:
+        worker = self.workers[-1]
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        return worker.pid
+
+    def start_task_worker(self) -> None:
+        log = open(self.log_dir / f"db_worker{len(self.workers)}.log", "w")  # noqa: SIM115
+        self.workers.append(
+            subprocess.Popen(
+                [sys.executable, "manage.py", "db_worker", "--no-reload"],
+                cwd=self.root,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+
+
 @contextmanager
-def serving(env: dict[str, str], *, log_dir: Path, root: Path = ROOT) -> Iterator[str]:
-    """Run gunicorn (and one db_worker) until the block ends; yields the base URL.
+def serving(env: dict[str, str], *, log_dir: Path, root: Path = ROOT) -> Iterator[Server]:
+    """Run gunicorn (and one db_worker) until the block ends; yields the Server.
     WEB_CONCURRENCY and WORKBENCH_GUNICORN_* in `env` tune gunicorn."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -235,40 +299,31 @@ def serving(env: dict[str, str], *, log_dir: Path, root: Path = ROOT) -> Iterato
     port = listener.getsockname()[1]
     fd = listener.fileno()
     gunicorn_log = open(log_dir / "gunicorn.log", "w")  # noqa: SIM115
-    worker_log = open(log_dir / "db_worker.log", "w")  # noqa: SIM115
-    processes = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "-c",
-                "python:config.gunicorn",
-                "--bind",
-                f"fd://{fd}",
-                "config.wsgi",
-            ],
-            cwd=root,
-            env=env,
-            pass_fds=[fd],
-            stdout=gunicorn_log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        ),
-        subprocess.Popen(
-            [sys.executable, "manage.py", "db_worker", "--no-reload"],
-            cwd=root,
-            env=env,
-            stdout=worker_log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        ),
-    ]
+    gunicorn = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            "python:config.gunicorn",
+            "--bind",
+            f"fd://{fd}",
+            "config.wsgi",
+        ],
+        cwd=root,
+        env=env,
+        pass_fds=[fd],
+        stdout=gunicorn_log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    server = Server(f"http://{LOOPBACK}:{port}", gunicorn, [], env, root, log_dir)
+    server.start_task_worker()
     try:
-        base = f"http://{LOOPBACK}:{port}"
-        _wait_until_up(base, processes[0], log_dir / "gunicorn.log")
-        yield base
+        _wait_until_up(server.base, gunicorn, log_dir / "gunicorn.log")
+        yield server
     finally:
+        processes = [gunicorn, *server.workers]
         for process in processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -280,7 +335,6 @@ def serving(env: dict[str, str], *, log_dir: Path, root: Path = ROOT) -> Iterato
                 process.wait()
         listener.close()
         gunicorn_log.close()
-        worker_log.close()
 
 
 def _wait_until_up(base: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
@@ -382,6 +436,7 @@ class Load:
     samples: list[Sample] = field(default_factory=list)
     saves: list[Save] = field(default_factory=list)
     cpu: list[CpuSample] = field(default_factory=list)
+    faults: dict[str, Any] = field(default_factory=dict)  # what --faults did
 
     def more(self) -> bool:
         return time.monotonic() < self.deadline and len(self.samples) < self.max_requests
@@ -582,15 +637,128 @@ async def warm_up(base: str, requests: int = 32) -> None:
         await asyncio.gather(*(client.get("/accounts/login/") for _ in range(requests)))
 
 
-async def simulate(accounts: list[Account], base: str, load: Load, ramp: float, seed: int) -> None:
+async def simulate(
+    accounts: list[Account],
+    server: Server,
+    load: Load,
+    ramp: float,
+    seed: int,
+    fault_documents: int = 0,
+) -> None:
+    """The assessors at work; with `fault_documents`, the faults (`inject_faults`) too."""
+    base = server.base
     await warm_up(base)
     load.deadline += time.monotonic() - load.started
     rng = random.Random(seed)
     assessors = [Assessor(a, base, load, seed=rng.randrange(1 << 30)) for a in accounts]
     meter = asyncio.create_task(measure_cpu(load))
-    await asyncio.gather(*(a.run(rng.uniform(0, ramp)) for a in assessors))
+    faults = [inject_faults(server, load, fault_documents)] if fault_documents else []
+    await asyncio.gather(*(a.run(rng.uniform(0, ramp)) for a in assessors), *faults)
     meter.cancel()
     load.cpu.append(cpu_sample(load.database))
+
+
+def fault_collection(documents: int) -> bytes:
+    return "".join(
+        json.dumps({"docno": FAULT_DOCNO.format(n), "title": f"Study {n}", "text": FAULT_TEXT})
+        + "\n"
+        for n in range(documents)
+    ).encode()
+
+
+async def inject_faults(server: Server, load: Load, documents: int) -> None:
+    """Upload a collection as the organiser (a job imports it); once the job has read
+    part of it, SIGKILL a gunicorn worker and the db_worker, and start a new db_worker.
+    What happened goes to `load.faults`."""
+    import httpx
+
+    faults = load.faults
+    faults["problems"] = []
+    headers = {"Authorization": f"Token {ORGANISER_TOKEN}"}
+    async with httpx.AsyncClient(base_url=server.base, timeout=120, headers=headers) as client:
+        upload = await client.post(
+            "/api/campaigns/load/documents/",
+            files={"file": ("faults.jsonl", fault_collection(documents), "application/jsonl")},
+        )
+        if upload.status_code != 202:
+            faults["problems"].append(f"the upload answered {upload.status_code}: {upload.text}")
+            return
+        faults["job"] = job = upload.json()["job"]
+        state: dict[str, Any] = {}
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                state = (await client.get(f"/api/jobs/{job}/")).json()
+            except (httpx.HTTPError, ValueError):
+                state = {}
+            # Under way: part of the file read (over already: the check says so).
+            if state.get("state") in ("done", "failed") or state.get("done"):
+                break
+            await asyncio.sleep(0.05)
+    faults["job_when_killed"] = {k: state.get(k) for k in ("state", "done", "total")}
+    faults["web_worker_killed"] = server.kill_web_worker()
+    faults["task_worker_killed"] = server.kill_task_worker()
+    faults["killed_after_seconds"] = round(time.monotonic() - load.started, 1)
+    server.start_task_worker()
+
+
+def settle_jobs(timeout: float = 180) -> None:
+    """Wait until no job and no task of the database backend is waiting or running."""
+    from django_tasks_db.models import DBTaskResult
+
+    from workbench.models import Job
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        jobs = Job.objects.filter(state__in=[Job.QUEUED, Job.RUNNING]).exists()
+        if not jobs and not DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists():
+            return
+        time.sleep(0.2)
+
+
+def verify_jobs(faults: dict[str, Any], documents: int) -> dict[str, Any]:
+    """After --faults: the import job done, and run again after its worker was killed;
+    every document of its collection stored once, whole; no job or task left waiting
+    or running."""
+    from django_tasks_db.models import DBTaskResult
+
+    from pooling.models import Document
+    from workbench.models import Job
+
+    problems = list(faults.get("problems", []))
+    for pk, state, error in Job.objects.exclude(state=Job.DONE).values_list("pk", "state", "error"):
+        problems.append(f"job {pk} is {state}" + (f": {error}" if error else ""))
+    tasks = Counter(DBTaskResult.objects.values_list("status", flat=True))
+    for status in ("READY", "RUNNING"):
+        if tasks[status]:
+            problems.append(f"{tasks[status]} task row(s) of django-tasks-db left {status}")
+    job = Job.objects.filter(pk=faults.get("job")).first()
+    attempts = job.attempts if job else 0
+    if job is not None and job.state == Job.DONE and attempts < 2:
+        problems.append(
+            f"the import job ran {attempts} time(s): its worker was not killed in the middle "
+            f"of it ({faults.get('job_when_killed')})"
+        )
+    stored = Document.objects.filter(campaign__slug="load", docno__startswith="F")
+    docnos = sorted(stored.values_list("docno", flat=True))
+    if docnos != [FAULT_DOCNO.format(n) for n in range(documents)]:
+        problems.append(
+            f"{len(docnos)} documents of the collection stored ({len(set(docnos))} distinct), "
+            f"{documents} sent"
+        )
+    wrong = stored.exclude(text=FAULT_TEXT).count()
+    if wrong:
+        problems.append(f"{wrong} documents of the collection stored with another text")
+    return {
+        **{k: v for k, v in faults.items() if k != "problems"},
+        "jobs": dict(Counter(Job.objects.values_list("state", flat=True))),
+        "import_attempts": attempts,
+        "tasks": dict(tasks),
+        "documents_sent": documents,
+        "documents_stored": len(docnos),
+        "problems": problems,
+        "ok": not problems,
+    }
 
 
 async def measure_cpu(load: Load, every: float = 0.5) -> None:
@@ -847,6 +1015,17 @@ def main(argv: list[str] | None = None) -> int:
         help="serve from this checkout instead (to measure the code before a change)",
     )
     parser.add_argument("--json", type=Path, help="also write the figures and the check here")
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="kill a gunicorn worker and the db_worker in the middle of an import job",
+    )
+    parser.add_argument(
+        "--fault-documents",
+        type=int,
+        default=20_000,
+        help="documents in the collection --faults imports (default 20000)",
+    )
     args = parser.parse_args(argv)
     if args.saturate:
         args.think = (0.0, 0.0)
@@ -859,6 +1038,8 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="load-judging-"))
     env = server_env(args.database_url, work / "data", work / "static")
+    if args.faults:
+        env = fault_env(env)
     if args.workers:
         env["WEB_CONCURRENCY"] = str(args.workers)
     if args.threads:
@@ -885,7 +1066,7 @@ def main(argv: list[str] | None = None) -> int:
         from django.db import connections
 
         connections.close_all()
-        with serving(env, log_dir=work, root=args.server_root) as base:
+        with serving(env, log_dir=work, root=args.server_root) as server:
             load = Load(
                 think=args.think,
                 deadline=time.monotonic() + args.duration,
@@ -895,18 +1076,36 @@ def main(argv: list[str] | None = None) -> int:
                 timeout=args.timeout,
                 database=args.database_url.rsplit("/", 1)[1],
             )
+            documents = args.fault_documents if args.faults else 0
+            # The faults wait for the import job to get under way: up to 120 s more.
+            bound = args.duration + ramp + 2 * args.timeout + 10 + (120 if documents else 0)
             asyncio.run(
                 asyncio.wait_for(
-                    simulate(accounts, base, load, ramp, args.seed),
-                    timeout=args.duration + ramp + 2 * args.timeout + 10,
+                    simulate(accounts, server, load, ramp, args.seed, documents), timeout=bound
                 )
             )
+            if args.faults:
+                settle_jobs()
         summary = summarise(load.samples)
         steady = "judging_after_logins" if "judging_after_logins" in summary else "judging"
         cpu = cpu_use(load, steady, summary)
         extra = {f"CPU during {steady}": ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())}
         print_summary(summary, extra)
         check = verify(load.saves)
+        if args.faults:
+            jobs = verify_jobs(load.faults, args.fault_documents)
+            check["jobs"] = jobs
+            check["problems"] += jobs["problems"]
+            check["problem_count"] += len(jobs["problems"])
+            check["ok"] = check["ok"] and jobs["ok"]
+            print(
+                f"faults: web worker {jobs.get('web_worker_killed')} and db_worker "
+                f"{jobs.get('task_worker_killed')} killed after "
+                f"{jobs.get('killed_after_seconds')} s (the import job then "
+                f"{jobs.get('job_when_killed')}); the job ran {jobs['import_attempts']} times, "
+                f"{jobs['documents_stored']} of {jobs['documents_sent']} documents stored; "
+                f"jobs {jobs['jobs']}, tasks {jobs['tasks']}"
+            )
         passed = check["ok"]
         print(
             f"database: {check['saves_sent']} saves sent ({check['saves_acknowledged']} "

@@ -80,8 +80,10 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
-    "django_tasks_db",
+    # Before django_tasks_db: its db_worker command (which also reclaims the jobs of
+    # workers that stopped) is the one `manage.py db_worker` runs.
     "workbench",
+    "django_tasks_db",
     "pooling",
     "judging",
     "scoring",
@@ -292,3 +294,13 @@ TASKS = {
         else "django_tasks_db.DatabaseBackend",
     }
 }
+# A worker holds a lease on the job it runs and renews it (a heartbeat) several
+# times per lease; a job whose lease has run out (its worker was killed, or its
+# machine stopped) is run again by another worker, at most WORKBENCH_JOB_ATTEMPTS
+# times in all, then failed with the reason (workbench.jobs).
+WORKBENCH_JOB_LEASE_SECONDS = float(os.environ.get("WORKBENCH_JOB_LEASE_SECONDS", "60"))
+WORKBENCH_JOB_ATTEMPTS = int(os.environ.get("WORKBENCH_JOB_ATTEMPTS", "3"))
+if not WORKBENCH_JOB_LEASE_SECONDS > 0 or WORKBENCH_JOB_ATTEMPTS < 1:
+    raise RuntimeError(
+        "WORKBENCH_JOB_LEASE_SECONDS must be more than 0 and WORKBENCH_JOB_ATTEMPTS 1 or more"
+    )

@@ -14,6 +14,8 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
     path("jobs/<int:job_id>/file/", views.job_file, name="job_file"),
+    path("jobs/<int:job_id>/cancel/", views.cancel_job, name="job_cancel"),
+    path("jobs/<int:job_id>/retry/", views.retry_job, name="job_retry"),
     path("admin/", admin.site.urls),
     path("campaigns/", include("pooling.urls")),
     path("campaigns/", include("participation.organiser_urls")),

@@ -1,8 +1,14 @@
-"""The pooling app's long work, run as jobs (see `workbench.jobs`)."""
+"""The pooling app's long work, run as jobs (see `workbench.jobs`).
+
+Each kind records its result with `progress.stored` inside the transaction
+that stores its work (the services' `before_commit`): the job is done exactly
+when the work is stored, so a run after a worker stopped stores it once, and
+a run cancelled or taken over stores nothing."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -10,8 +16,8 @@ from django.core.files.storage import default_storage
 
 from pooling import selectors, services
 from pooling.core.spec import PoolSpec
-from pooling.models import Campaign, Pool
-from workbench.jobs import JobProgress
+from pooling.models import Campaign, Pool, PoolRevision, Run
+from workbench.jobs import JobLeaseLost, JobProgress
 from workbench.models import Job
 
 
@@ -23,7 +29,13 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     campaign = Campaign.objects.get(slug=params["campaign"])
     per_team = params.get("runs_per_team")
     progress(done=0, total=len(selectors.pool_runs(campaign, runs_per_team=per_team)), unit="runs")
-    pool = services.pool_build(
+
+    def stored(pool: Pool) -> None:
+        entries = pool.entries.count()
+        progress.note(f"pool {pool.pk} ({pool.name}): {entries} entries")
+        progress.stored({"pool": pool.pk, "campaign": campaign.slug, "entries": entries})
+
+    services.pool_build(
         campaign=campaign,
         spec=PoolSpec.from_dict(params["spec"]),
         name=params.get("name", ""),
@@ -31,10 +43,9 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
         progress=progress.advance,
         confirm_over_budget=params.get("confirm_over_budget", False),
         runs_per_team=per_team,
+        before_commit=stored,
     )
-    entries = pool.entries.count()
-    progress.note(f"pool {pool.pk} ({pool.name}): {entries} entries")
-    return {"pool": pool.pk, "campaign": campaign.slug, "entries": entries}
+    return job.result
 
 
 def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
@@ -42,21 +53,28 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
     progress(done=0, total=1)
-    revision = services.pool_revise(
+
+    def stored(revision: PoolRevision) -> None:
+        for row in revision.summary:
+            progress.note(
+                f"topic {row['query_id']}: {row['to_judge_before']} to judge before, "
+                f"{row['to_judge_after']} after ({row['leaving']} leaving, "
+                f"{row['joining']} joining, {row['judged_kept']} judged kept)"
+            )
+        progress.stored(
+            {"pool": pool.pk, "campaign": pool.campaign.slug, "revision": revision.number}
+        )
+
+    services.pool_revise(
         pool=pool,
         spec=PoolSpec.from_dict(params["spec"]),
         topics=params["topics"],
         reason=params.get("reason", ""),
         created_by=job.created_by,
         confirm_over_budget=params.get("confirm_over_budget", False),
+        before_commit=stored,
     )
-    for row in revision.summary:
-        progress.note(
-            f"topic {row['query_id']}: {row['to_judge_before']} to judge before, "
-            f"{row['to_judge_after']} after ({row['leaving']} leaving, {row['joining']} joining, "
-            f"{row['judged_kept']} judged kept)"
-        )
-    return {"pool": pool.pk, "campaign": pool.campaign.slug, "revision": revision.number}
+    return job.result
 
 
 def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
@@ -65,10 +83,12 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     counts the files read and checked. Checked and stored as `services.runs_import`
     does: a rejected file fails the job with its `file:line: reason` problems and
     stores nothing (with keep_valid, the valid files are stored and the log lists
-    the rejected ones). The uploaded files are removed whatever happens."""
+    the rejected ones). The uploaded files are removed when the job ends, done or
+    failed; a run that lost its lease leaves them to the run that took over."""
     params = job.params
     campaign = Campaign.objects.get(slug=params["campaign"])
     files = params["files"]
+    _refuse_gone([f for f in files if not default_storage.exists(f["path"])])
     uploads = [services.RunUpload(f["name"], Path(default_storage.path(f["path"]))) for f in files]
     progress(done=0, total=len(uploads), unit="files")
     for upload in uploads:
@@ -79,28 +99,30 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
             progress.advance()
             yield item
 
-    try:
+    def stored(runs: list[Run]) -> None:
+        for run in runs:
+            progress.note(
+                f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count} topics"
+            )
+        tags, rejected = [run.tag for run in runs], len(uploads) - len(runs)
+        progress.stored({"campaign": campaign.slug, "runs": tags, "rejected": rejected})
+
+    with _removed_at_the_end(files):
         try:
-            runs = services.runs_import(
+            services.runs_import(
                 campaign=campaign,
                 uploads=uploads,
                 uploaded_by=job.created_by,
                 keep_valid=params.get("keep_valid", False),
                 progress=counted,
+                before_commit=stored,
             )
-            rejected = 0
         except services.RunsPartlyImported as error:
             if not error.stored:
                 raise
             for line in str(error).splitlines():
                 progress.note(line)
-            runs, rejected = error.stored, len({p.file for p in error.problems})
-    finally:
-        for f in files:
-            default_storage.delete(f["path"])
-    for run in runs:
-        progress.note(f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count} topics")
-    return {"campaign": campaign.slug, "runs": [run.tag for run in runs], "rejected": rejected}
+    return job.result
 
 
 def documents_import(job: Job, progress: JobProgress) -> dict[str, Any]:
@@ -108,24 +130,57 @@ def documents_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     params campaign (slug), file ({path, name}), format (None: from the name and
     the first bytes). Progress counts the bytes read. A problem anywhere fails the
     job with every `file:line: reason` and stores nothing. The file is removed
-    whatever happens."""
+    when the job ends, as in `runs_import`."""
     params = job.params
     campaign = Campaign.objects.get(slug=params["campaign"])
     kept = params["file"]
+    _refuse_gone([kept] if not default_storage.exists(kept["path"]) else [])
+
+    def stored(result: services.ImportResult) -> None:
+        progress(done=job.total)
+        progress.note(f"{kept['name']}: {result}")
+        progress.stored(
+            {"campaign": campaign.slug, "created": result.created, "updated": result.updated}
+        )
+
+    with _removed_at_the_end([kept]), default_storage.open(kept["path"], "rb") as stream:
+        progress(done=0, total=default_storage.size(kept["path"]), unit=Job.BYTES)
+        services.documents_import(
+            campaign=campaign,
+            stream=_ReadCounted(stream, progress),  # type: ignore[arg-type]
+            name=kept["name"],
+            format=params.get("format"),
+            before_commit=stored,
+        )
+    return job.result
+
+
+def _refuse_gone(files: list[dict[str, str]]) -> None:
+    if files:
+        names = ", ".join(f["name"] for f in files)
+        raise ValueError(
+            f"{names}: the uploaded file is gone (an earlier run of this job ended and "
+            "removed it): upload it again"
+        )
+
+
+@contextmanager
+def _removed_at_the_end(files: list[dict[str, str]]) -> Iterator[None]:
+    """Remove the uploaded files a job reads once it ends, done or failed; not when
+    its run lost its lease, since the run that took the job over reads them."""
     try:
-        with default_storage.open(kept["path"], "rb") as stream:
-            progress(done=0, total=default_storage.size(kept["path"]), unit=Job.BYTES)
-            result = services.documents_import(
-                campaign=campaign,
-                stream=_ReadCounted(stream, progress),  # type: ignore[arg-type]
-                name=kept["name"],
-                format=params.get("format"),
-            )
-    finally:
-        default_storage.delete(kept["path"])
-    progress(done=job.total)
-    progress.note(f"{kept['name']}: {result}")
-    return {"campaign": campaign.slug, "created": result.created, "updated": result.updated}
+        yield
+    except JobLeaseLost:
+        raise
+    except BaseException:
+        _remove(files)
+        raise
+    _remove(files)
+
+
+def _remove(files: list[dict[str, str]]) -> None:
+    for f in files:
+        default_storage.delete(f["path"])
 
 
 class _ReadCounted:

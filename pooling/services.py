@@ -250,13 +250,16 @@ def documents_import(
     only: set[str] | frozenset[str] | None = None,
     batch_size: int = 2000,
     on_batch: Callable[[int], None] | None = None,
+    before_commit: Callable[[ImportResult], None] | None = None,
 ) -> ImportResult:
     """Stream a collection into the campaign in bounded memory.
 
     Documents are written in batches inside one transaction; a problem
     anywhere in the file rolls every batch back, so a rejected file changes
     nothing. With `only`, just those docnos are loaded (the documents a pool
-    needs from a large collection). `on_batch(n)` reports progress.
+    needs from a large collection). `on_batch(n)` reports progress;
+    `before_commit(result)` runs inside the transaction, last (a job records
+    itself done there: `JobProgress.stored`).
     """
     head = stream.read(512)
     stream.seek(0)
@@ -285,8 +288,11 @@ def documents_import(
         if not log.ok:
             raise InputError.from_log(log)
         created, updated = _flush_documents(campaign, batch, created, updated, on_batch)
-    skipped = 0 if only is None else max(0, len(only) - read)
-    return ImportResult(created=created, updated=updated, skipped=skipped)
+        skipped = 0 if only is None else max(0, len(only) - read)
+        result = ImportResult(created=created, updated=updated, skipped=skipped)
+        if before_commit:
+            before_commit(result)
+    return result
 
 
 def _flush_documents(
@@ -385,20 +391,23 @@ def runs_import(
     uploaded_by: Any = None,
     keep_valid: bool = False,
     progress: ProgressBar = _no_progress,
+    before_commit: Callable[[list[Run]], None] | None = None,
 ) -> list[Run]:
     """Check every file, then store the runs in one transaction.
 
     By default the batch is all or nothing: one rejected file stores none,
     so the organiser can fix it and import the same batch again. With
     `keep_valid`, the accepted files are stored and the error lists the
-    rejected ones.
+    rejected ones. `before_commit` as for `runs_store`.
     """
     checked = runs_check(campaign=campaign, uploads=uploads, progress=progress)
     rejected = [run for run in checked if not run.ok]
     if rejected and not keep_valid:
         raise InputError.from_logs(*(run.problems for run in rejected))
     accepted = [(upload, run) for upload, run in zip(uploads, checked, strict=True) if run.ok]
-    stored = runs_store(campaign=campaign, accepted=accepted, uploaded_by=uploaded_by)
+    stored = runs_store(
+        campaign=campaign, accepted=accepted, uploaded_by=uploaded_by, before_commit=before_commit
+    )
     if rejected:
         raise RunsPartlyImported(stored, InputError.from_logs(*(r.problems for r in rejected)))
     return stored
@@ -472,13 +481,15 @@ def runs_store(
     team: Team | None = None,
     precedence: int | None = None,
     late: bool = False,
+    before_commit: Callable[[list[Run]], None] | None = None,
 ) -> list[Run]:
     """Store runs already checked (`runs_check`, every one ok), each a run of
     `team` (None: the organiser's) with its `precedence` and `late` mark.
 
     Writes each run's original and Parquet cache (in parallel threads, as
     file writes release the GIL), then its row, in one transaction. If
-    anything fails, the files written are removed again."""
+    anything fails, the files written are removed again. `before_commit(runs)`
+    runs inside the transaction, last (a job records itself done there)."""
     runs = [
         _run_row(campaign, upload, parsed, uploaded_by, team=team, precedence=precedence, late=late)
         for upload, parsed in accepted
@@ -488,7 +499,10 @@ def runs_store(
         for paths in file_input.map_in_threads(_save_run_files, zip(runs, accepted, strict=True)):
             saved.extend(paths)
         with transaction.atomic():
-            return Run.objects.bulk_create(runs)
+            stored = Run.objects.bulk_create(runs)
+            if before_commit:
+                before_commit(stored)
+            return stored
     except BaseException:
         for path in saved:
             default_storage.delete(path)
@@ -630,10 +644,12 @@ def pool_build(
     progress: Any = None,
     confirm_over_budget: bool = False,
     runs_per_team: int | None = None,
+    before_commit: Callable[[Pool], None] | None = None,
 ) -> Pool:
     """Build a pool from every run of the campaign (with `runs_per_team`, from each
     team's first N runs by precedence and the organiser's own: `selectors.pool_runs`)
-    and store it in one transaction.
+    and store it in one transaction, `before_commit(pool)` last inside it (a job
+    records itself done there).
 
     A pool asking for more new judgments than the budget has left raises
     OverBudget unless `confirm_over_budget`.
@@ -663,6 +679,8 @@ def pool_build(
         )
         pool.runs.set(runs)
         _store_entries(pool, entries, topics, addition=None)
+        if before_commit:
+            before_commit(pool)
     return pool
 
 
@@ -764,11 +782,13 @@ def pool_revise(
     reason: str = "",
     created_by: Any = None,
     confirm_over_budget: bool = False,
+    before_commit: Callable[[PoolRevision], None] | None = None,
 ) -> PoolRevision:
     """Re-plan `topics` of a pool being judged with `spec`: a new revision of the same
     pool (`pooling.core.revisions`). Queues change in place, assignments carry over, and
     nothing judged is lost. New judgments beyond what the budget has left raise
-    OverBudget unless `confirm_over_budget`.
+    OverBudget unless `confirm_over_budget`. `before_commit(revision)` runs
+    inside the transaction, last (a job records itself done there).
     """
     if spec.source or PoolSpec.from_dict(pool.spec).source:
         raise PoolBuildError("a pool of imported judgments is not built from runs: no re-plan")
@@ -784,7 +804,7 @@ def pool_revise(
             user=created_by,
         )
         _apply_revision(pool, revision.entries, topic_pk, number)
-        return PoolRevision.objects.create(
+        stored = PoolRevision.objects.create(
             pool=pool,
             number=number,
             spec=spec.to_dict(),
@@ -793,6 +813,9 @@ def pool_revise(
             summary=revision.summary.to_dict(orient="records"),
             created_by=created_by if getattr(created_by, "pk", None) else None,
         )
+        if before_commit:
+            before_commit(stored)
+    return stored
 
 
 def pool_revise_start(

@@ -23,7 +23,10 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
     progress(done=0, total=1)
     data = selectors.qrels_bundle(pool=pool, formats=params.get("formats"))
     name = f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip"
-    path = default_storage.save(f"exports/job-{job.pk}/{name}", ContentFile(data))
+    # Run again (its worker stopped after writing), the job writes the same file.
+    path = f"exports/job-{job.pk}/{name}"
+    default_storage.delete(path)
+    path = default_storage.save(path, ContentFile(data))
     digest = hashlib.sha256(data).hexdigest()
     progress.note(f"{name}: {len(data):,} bytes, sha256 {digest}")
     return {"file": path, "name": name, "bytes": len(data), "sha256": digest}

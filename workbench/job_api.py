@@ -1,4 +1,5 @@
-"""Jobs over the API: poll one until its state is done or failed.
+"""Jobs over the API: poll one until its state is done or failed; organisers
+cancel a waiting or running one and retry a failed one.
 
 Long work asked for over the API (a pool build, a re-plan, a large upload)
 answers 202 with `job_accepted`: the job's id, the address to poll and its page.
@@ -14,13 +15,30 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from workbench.api import DetailSerializer
+from workbench.jobs import JobStateError, job_cancel, job_retry
 from workbench.models import Job
+from workbench.roles import IsOrganiser
 from workbench.views import job_for_user
 
 
 class JobSerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     percent = serializers.IntegerField(read_only=True, allow_null=True)
+    attempts = serializers.IntegerField(
+        read_only=True, help_text="Runs started (a worker that stops loses the job to another)."
+    )
+    max_attempts = serializers.IntegerField(
+        read_only=True, help_text="Runs started before the job fails (WORKBENCH_JOB_ATTEMPTS)."
+    )
+    heartbeat_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="When the worker running it last renewed its lease.",
+    )
+    cancelling = serializers.BooleanField(
+        read_only=True, help_text="Running, with a cancel asked for: it stops at its next step."
+    )
 
     class Meta:
         model = Job
@@ -39,6 +57,10 @@ class JobSerializer(serializers.ModelSerializer):
             "created_at",
             "started_at",
             "finished_at",
+            "attempts",
+            "max_attempts",
+            "heartbeat_at",
+            "cancelling",
         ]
 
 
@@ -77,3 +99,49 @@ class JobView(APIView):
     @extend_schema(responses=JobSerializer)
     def get(self, request: Request, job_id: int) -> Response:
         return Response(JobSerializer(job_for_user(request, job_id)).data)
+
+
+def _refused(error: JobStateError) -> Response:
+    return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+
+
+class JobCancelView(APIView):
+    """Cancel a job (organisers): a waiting one fails at once, never run; a running
+    one stops at its next step and stores nothing (`cancelling` until then)."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: JobSerializer,
+            409: OpenApiResponse(DetailSerializer, description="The job is done or failed."),
+        },
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        try:
+            job = job_cancel(job=job_for_user(request, job_id), by=request.user)
+        except JobStateError as error:
+            return _refused(error)
+        return Response(JobSerializer(job).data)
+
+
+class JobRetryView(APIView):
+    """Queue a failed job again (organisers): the same job, its attempts counted
+    afresh; poll it as after any 202."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        request=None,
+        responses={
+            202: job_accepted_response("Queued again: poll `url` until it is done or failed."),
+            409: OpenApiResponse(DetailSerializer, description="The job has not failed."),
+        },
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        try:
+            job = job_retry(job=job_for_user(request, job_id), by=request.user)
+        except JobStateError as error:
+            return _refused(error)
+        return job_accepted(request, job, "Queued again.")

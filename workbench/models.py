@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
 from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
 
 
 class Job(models.Model):
@@ -14,6 +17,11 @@ class Job(models.Model):
     `workbench.jobs`); `params` are its arguments. The function reports
     progress through `done` and `total`, appends to `log`, and leaves a
     `result` (what it made) or an `error` (why nothing was stored).
+
+    The worker running it holds a lease, `lease_token`, renewed by writing
+    `heartbeat_at`; `attempts` counts the runs started (a worker that stops
+    loses its lease and another runs the job again). A cancel asked for while
+    it runs is kept in `cancel_requested_at` until the worker stops it.
     """
 
     QUEUED = "queued"
@@ -43,6 +51,15 @@ class Job(models.Model):
     log = models.TextField(blank=True)
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Who runs it: the token of the current attempt; every write of a run is
+    # conditional on it, so a run that lost its lease can store nothing.
+    lease_token = models.CharField(max_length=32, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -53,6 +70,22 @@ class Job(models.Model):
     @property
     def finished(self) -> bool:
         return self.state in (self.DONE, self.FAILED)
+
+    @property
+    def max_attempts(self) -> int:
+        return settings.WORKBENCH_JOB_ATTEMPTS
+
+    @property
+    def lease_expired(self) -> bool:
+        """Running, but its worker has not renewed the lease in time: it stopped."""
+        if self.state != self.RUNNING:
+            return False
+        lease = timedelta(seconds=settings.WORKBENCH_JOB_LEASE_SECONDS)
+        return self.heartbeat_at is None or self.heartbeat_at < timezone.now() - lease
+
+    @property
+    def cancelling(self) -> bool:
+        return self.state == self.RUNNING and self.cancel_requested_at is not None
 
     @property
     def progress_text(self) -> str:

@@ -15,9 +15,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from workbench import services
+from workbench import jobs, services
 from workbench.models import Job
-from workbench.roles import assessor_accounts, is_organiser, is_participant, may_manage_token
+from workbench.roles import (
+    assessor_accounts,
+    is_organiser,
+    is_participant,
+    may_manage_token,
+    organiser_required,
+)
 
 TOKEN_PAGE = "workbench/tokens.html"
 
@@ -117,6 +123,39 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = job_for_user(request, job_id)
     template = "workbench/job.html#job-panel" if request.htmx else "workbench/job.html"
     return render(request, template, {"job": job, "result_link": job_result_link(job)})
+
+
+@organiser_required
+@require_POST
+def cancel_job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Cancel a waiting or running job (organisers): back to its page."""
+    job = job_for_user(request, job_id)
+    try:
+        job = jobs.job_cancel(job=job, by=request.user)
+    except jobs.JobStateError as error:
+        messages.error(request, f"Not cancelled: {error}.")
+    else:
+        if job.cancelling:
+            messages.success(
+                request, "Cancelling: the job stops at its next step, storing nothing."
+            )
+        else:
+            messages.success(request, "Cancelled before it started.")
+    return redirect("job_detail", job.pk)
+
+
+@organiser_required
+@require_POST
+def retry_job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Queue a failed job again (organisers): back to its page, which follows it."""
+    job = job_for_user(request, job_id)
+    try:
+        jobs.job_retry(job=job, by=request.user)
+    except jobs.JobStateError as error:
+        messages.error(request, f"Not retried: {error}.")
+    else:
+        messages.success(request, "Queued again.")
+    return redirect("job_detail", job.pk)
 
 
 @login_required

@@ -16,6 +16,7 @@ from pooling import services
 from pooling.models import Document, Run
 from tests.helpers import make_campaign, run_text
 from workbench.core.problems import InputError
+from workbench.jobs import JobProgress, job_retry
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -274,3 +275,90 @@ def test_a_small_collection_is_still_stored_in_the_request(api, settings):
     assert response.status_code == 201
     assert response.json()["created"] == 2
     assert not Job.objects.exists()
+
+
+class _TakenOver:
+    """A job's progress whose lease another worker takes at the first step."""
+
+    def __init__(self, job, progress) -> None:
+        self.job, self.progress = job, progress
+
+    def __call__(self, *args, **kwargs) -> None:
+        self.progress(*args, **kwargs)
+
+    def note(self, line: str) -> None:
+        self.progress.note(line)
+
+    def advance(self, steps: int = 1) -> None:
+        Job.objects.filter(pk=self.job.pk).update(lease_token="another-run")
+        self.progress.note("a step")  # written at once: the run finds out
+
+
+def taken_over_runs_import(job, progress):
+    """pooling.jobs.runs_import, whose lease another worker takes as it reads the files."""
+    from pooling.jobs import runs_import
+
+    return runs_import(job, _TakenOver(job, progress))
+
+
+def test_an_import_that_lost_its_lease_leaves_the_files_to_the_run_that_took_over(
+    organiser, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign()
+    upload = SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1"]}))
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        job = services.runs_import_start(campaign=campaign, files=[upload], uploaded_by=organiser)
+    Job.objects.filter(pk=job.pk).update(
+        kind="tests.pooling.test_upload_jobs.taken_over_runs_import"
+    )
+    callbacks[0]()
+    assert len(pending_files()) == 1
+    assert not Run.objects.exists()
+    # The run that took over imports them, and removes them.
+    Job.objects.filter(pk=job.pk).update(kind="pooling.jobs.runs_import", state=Job.QUEUED)
+    callbacks[0]()
+    job.refresh_from_db()
+    assert (job.state, job.result["runs"]) == ("done", ["bm25"])
+    assert pending_files() == []
+
+
+def test_a_failed_import_retried_after_its_files_are_gone_says_to_upload_again(
+    organiser, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign()
+    upload = SimpleUploadedFile("bad.txt", BAD_RUN)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = services.runs_import_start(campaign=campaign, files=[upload], uploaded_by=organiser)
+    job.refresh_from_db()
+    assert job.state == "failed"
+    assert pending_files() == [], "a rejected upload is removed"
+    with django_capture_on_commit_callbacks(execute=True):
+        job_retry(job=job, by=organiser)
+    job.refresh_from_db()
+    assert job.error == (
+        "bad.txt: the uploaded file is gone (an earlier run of this job ended and removed it): "
+        "upload it again"
+    )
+
+
+@pytest.mark.parametrize("kind", ["runs", "documents"])
+def test_an_import_records_its_job_done_in_the_transaction_that_stores_it(
+    kind, organiser, django_capture_on_commit_callbacks
+):
+    """Were its worker killed right after, the job would be done already: not run again."""
+    from pooling import jobs
+
+    campaign = make_campaign()
+    with django_capture_on_commit_callbacks(execute=False):
+        if kind == "runs":
+            upload = SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1"]}))
+            job = services.runs_import_start(campaign=campaign, files=[upload])
+        else:
+            upload = SimpleUploadedFile("docs.jsonl", b'{"docno": "d1", "text": "t"}\n')
+            job = services.documents_import_start(campaign=campaign, file=upload)
+    Job.objects.filter(pk=job.pk).update(state=Job.RUNNING, lease_token="a-run")
+    job.refresh_from_db()
+    getattr(jobs, f"{kind}_import")(job, JobProgress(job))  # without the end of `run_job`
+    job.refresh_from_db()
+    assert job.state == "done"
+    assert job.result["campaign"] == "trec-x"

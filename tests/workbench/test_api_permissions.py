@@ -125,6 +125,8 @@ CALLS = [
     Call("get", "/api/teams/{team_id}/scores/", PARTICIPANTS, 404, 404, participant=403),
     Call("get", "/api/teams/{team_id}/leaderboard/", PARTICIPANTS, 404, 404, participant=403),
     Call("get", "/api/jobs/{job_id}/", ANYONE, 200, assessor=200, participant=404),  # not theirs
+    Call("post", "/api/jobs/{job_id}/cancel/", ORGANISERS, 200),  # the world's job waits
+    Call("post", "/api/jobs/{job_id}/retry/", ORGANISERS, 409),  # it has not failed
     Call("get", "/api/token/", ANYONE, 200, assessor=200, participant=200),
     Call("post", "/api/token/", ANYONE, 201, assessor=201, participant=201),
     Call("delete", "/api/token/", ANYONE, 204, assessor=204, participant=204),

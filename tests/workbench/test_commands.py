@@ -13,7 +13,7 @@ from pooling.commands import add_pool_spec_arguments, pool_spec_from_options
 from pooling.core.spec import PoolSpec, Stratum
 from workbench.commands import BAD_INPUT, WorkbenchCommand
 
-OUR_APPS = ("pooling", "judging", "scoring", "participation", "demo")
+OUR_APPS = ("workbench", "pooling", "judging", "scoring", "participation", "demo")
 
 
 def our_commands() -> list[tuple[str, str]]:
@@ -75,3 +75,52 @@ def test_spec_parses_the_command_line_syntax():
     assert spec.strata_for("301")[0] == Stratum(1, 10, 1.0)
     assert spec.max_depth == 500
     assert pool_spec_from_options(vars(parser.parse_args(spec.to_args()))) == spec
+
+
+# --------------------------------------------------------------------------
+# manage.py jobs
+
+
+@pytest.mark.django_db
+def test_the_jobs_command_lists_retries_and_cancels_jobs(
+    organiser, django_capture_on_commit_callbacks
+):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from workbench.models import Job
+
+    failed = Job.objects.create(
+        kind="tests.workbench.test_jobs.counting_job",
+        title="Counting",
+        params={"n": 1},
+        state=Job.FAILED,
+        error="the worker running it stopped 3 times",
+        attempts=3,
+    )
+    waiting = Job.objects.create(kind="x", title="Waiting")
+    out = StringIO()
+    call_command("jobs", "--state", "failed", stdout=out)
+    assert out.getvalue().splitlines() == [
+        "id\tstate\tattempts\tlast heartbeat\tcreated\ttitle",
+        f"{failed.pk}\tfailed\t3/3\t-\t{failed.created_at.astimezone():%Y-%m-%d %H:%M:%S}\tCounting",
+    ]
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("jobs", "--retry", str(failed.pk), stdout=out)
+    assert out.getvalue() == f"job {failed.pk} queued again: Counting\n"
+    failed.refresh_from_db()
+    assert (failed.state, failed.attempts) == ("done", 1)
+    out = StringIO()
+    call_command("jobs", "--cancel", str(waiting.pk), stdout=out)
+    assert out.getvalue() == f"job {waiting.pk} cancelled before it started\n"
+    waiting.refresh_from_db()
+    assert waiting.error.startswith("Cancelled by an operator at ")
+    for refused, message in [
+        (["--retry", str(failed.pk)], f"job {failed.pk} is done: only a failed job"),
+        (["--cancel", "999"], "no job with id 999"),
+    ]:
+        with pytest.raises(CommandError, match=message) as error:
+            call_command("jobs", *refused)
+        assert error.value.returncode == BAD_INPUT
