@@ -68,6 +68,7 @@ PURE_CORES = [
     "scoring.tasks.codiesp",
     "scoring.tasks.scifact",
     "scoring.tasks.subtasks",
+    "scoring.tasks.line_blocks",
     "workbench.demo_content",
     "workbench.charts",
 ]
