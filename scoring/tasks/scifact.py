@@ -90,7 +90,8 @@ def _records(
             record = json_object(raw, number, log)
             if record is None:
                 continue
-            if holds_nul(record):
+            # JSON carries a NUL only as the escape \u0000 (json refuses a raw one).
+            if "\\u0000" in raw and holds_nul(record):
                 log.add(number, NUL_PROBLEM)
                 continue
             yield number, record
@@ -120,7 +121,7 @@ def _evidence(record: dict[str, Any], number: int, log: ProblemLog) -> dict[str,
 
 
 def _sentences(value: object, where: str, number: int, log: ProblemLog) -> tuple[int, ...] | None:
-    if not isinstance(value, list) or not all(_is_int(item) for item in value):
+    if not isinstance(value, list) or not set(map(type, value)) <= {int}:  # bool is no index
         log.add(number, f'{where}: "sentences" must be a list of integer sentence indices')
         return None
     return tuple(value)
