@@ -13,7 +13,7 @@ Files (tab-separated, no header, blank lines skipped):
     X run         case  start end  label  code
     valid codes   code  [anything...]         the first column; X uses D's and P's
 
-D and P (`score_ranked`):
+D and P (`RankedScorer`):
 - codes compare case-insensitively (all are lower-cased); case ids exactly;
 - the run's repeated (case, code) pairs after the first, and its codes not in
   the valid list, are dropped before ranking; the first `DEPTH` (1000) codes
@@ -48,9 +48,15 @@ D/P results also carry `extras`, ours and not the official's: category-level
 (first three characters) micro P/R/F1 and the mean learning accuracy over the
 ICD-10 code prefixes (`sets.learning_accuracy`).
 
-Bad input raises `InputError` with every problem as `file:line: reason`; the
-inputs the official scripts crash on (an empty file, a wrong column count, a
-discontinuous position in an X run) say so.
+Files are read a block of lines at a time (`line_blocks`) and runs scored as
+they are read (`RankedScorer`, `XScorer`; `score_ranked_file`,
+`score_x_file`): memory holds the gold, the valid codes and each predicted
+case's distinct codes, never the file. An empty run predicted nothing and is
+scored so (precision and the official MAP NaN, recall 0; docs/tasks.md).
+
+Bad input raises `InputError` with every problem as `file:line: reason` once
+the file is read; the inputs the official scripts crash on (an empty gold, a
+wrong column count, a discontinuous position in an X run) say so.
 """
 
 from __future__ import annotations

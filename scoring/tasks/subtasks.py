@@ -6,7 +6,10 @@ readers (`InputError` with every problem of every file as `file:line:
 reason`); `score` gives the subtask's measures over the whole submission and
 each document's values (NaN where the official scorer gives none), beside
 what the task's own scorer returned, which `as_json` and `text_lines` print
-as the commands always have. `sort_rows` is the one rule by which every
+as the commands always have. A submission is read a block of lines at a
+time, to check it and again to score it (or once, when `score` is given the
+file itself), with `progress` in bytes read; `Scores.to_dict` is what a job
+stores of them. `sort_rows` is the one rule by which every
 table of these scores is sorted.
 
     task      subtask  gold                  submission               valid codes
