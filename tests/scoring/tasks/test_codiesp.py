@@ -383,7 +383,7 @@ def test_the_fast_reading_of_a_block_is_the_line_by_line_reading(lines):
         assert Codings(fast.cases, fast.codes, 1, fast.lines).line_numbers() == slow.numbers
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.tuples(CASES, CODES), min_size=1, max_size=25),
     st.lists(st.tuples(CASES, CODES), max_size=40),
@@ -407,7 +407,7 @@ def test_a_run_fed_in_any_blocks_scores_as_one_block(gold, run, cuts, average):
 CODE_TEXT = st.text(alphabet="ab1.", max_size=6)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.lists(CODE_TEXT, min_size=1, max_size=8, unique=True),
     st.lists(CODE_TEXT, max_size=4),
