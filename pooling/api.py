@@ -392,7 +392,7 @@ def _store_answers(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
 
 def _store_documents(campaign: Campaign, data: dict[str, Any], user: Any) -> dict[str, Any] | Job:
     upload = data["file"]
-    if (upload.size or 0) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+    if uploads.in_background(upload.size or 0):
         return services.documents_import_start(
             campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=user
         )
@@ -570,7 +570,7 @@ class CampaignRunsView(ListAPIView):
                 status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             )
         keep_valid = str(request.data.get("keep_valid", "")).lower() in {"1", "true", "yes", "on"}
-        if sum(f.size or 0 for f in files) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+        if uploads.in_background(sum(f.size or 0 for f in files)):
             return _import_in_background(request, campaign, files, keep_valid)
         runs_uploaded = [services.RunUpload(f.name, f.read()) for f in files]
         try:

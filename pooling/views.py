@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
@@ -226,7 +225,7 @@ def _store_answers(request: HttpRequest, campaign: Campaign, data: dict[str, Any
 
 def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
     upload = data["file"]
-    if (upload.size or 0) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+    if uploads.in_background(upload.size or 0):
         job = services.documents_import_start(
             campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=request.user
         )
@@ -242,7 +241,7 @@ def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, A
 
 def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
     files = data["files"]
-    if sum(f.size or 0 for f in files) > settings.WORKBENCH_UPLOAD_JOB_BYTES:
+    if uploads.in_background(sum(f.size or 0 for f in files)):
         # Too large to read here: the files, already on disk, go to a job.
         job = services.runs_import_start(
             campaign=campaign,
@@ -251,11 +250,11 @@ def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) 
             keep_valid=data["keep_valid"],
         )
         return Stored(f"Importing {len(files)} run file(s) in the background.", job=job)
-    uploads = [services.RunUpload(f.name, f.read()) for f in files]
+    received = [services.RunUpload(f.name, f.read()) for f in files]
     try:
         runs = services.runs_import(
             campaign=campaign,
-            uploads=uploads,
+            uploads=received,
             uploaded_by=request.user,
             keep_valid=data["keep_valid"],
         )

@@ -185,15 +185,18 @@ def _scored_answer[T](
     what: str,
     result: T | None,
     answer: Callable[[T], Response],
+    *,
+    state: str = "labels",
 ) -> Response:
     """The answer of a view whose large pool a job scores (`background.job_result`
     filled `context`): a POST's 202 with the job; a GET's 202/404 while there is
-    no result; else `answer(result)` (a small pool's, or the job's)."""
+    no result; else `answer(result)` (a small pool's, or the job's). `state`: what
+    the job scored ("labels", a pool's; "gold and submissions", a task's)."""
     job = context.get("scored_by") or context.get("job")
     if request.method == "POST" and job is not None:
         return job_accepted(request, job, f"The job scores the {what}: poll it, then GET.")
     if result is None:
-        return _job_waiting(request, job, what, context.get("superseded"))
+        return _job_waiting(request, job, what, context.get("superseded"), state=state)
     return answer(result)
 
 
@@ -305,14 +308,20 @@ class LeaderboardView(APIView):
 
 
 def _job_waiting(
-    request: Request, job: Job | None, what: str, superseded: Job | None = None
+    request: Request,
+    job: Job | None,
+    what: str,
+    superseded: Job | None = None,
+    *,
+    state: str = "labels",
 ) -> Response:
-    """The answer to a GET while the job on the current labels has no result: 404
-    when there is none (or it failed: POST to try again), 202 while it runs."""
+    """The answer to a GET while the job on the current labels (`state`) has no
+    result: 404 when there is none (or it failed: POST to try again), 202 while it
+    runs."""
     if job is None or job.state == Job.FAILED:
-        detail = f"no {what} of the current labels: POST to make one"
+        detail = f"no {what} of the current {state}: POST to make one"
         if superseded is not None:
-            detail += f" (job {superseded.pk} made one of earlier labels, now out of date)"
+            detail += f" (job {superseded.pk} made one of earlier {state}, now out of date)"
         if job is not None:
             detail = f"the last attempt failed: {job.error}; POST to try again"
         return Response({"detail": detail}, status=404)

@@ -9,9 +9,11 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from pooling.models import Pool
-from scoring import selectors
+from pooling.models import Campaign, Pool
+from scoring import selectors, task_selectors
 from scoring.core.analysis.leaderboard import ScoreTable
+from scoring.core.tasks.subtasks import Scores, Subtask
+from scoring.models import TaskSubmission
 from workbench.jobs import job_latest, job_start_once, job_superseded
 from workbench.models import Job
 
@@ -103,3 +105,74 @@ def leaderboard_table(
     spec = selectors.leaderboard_job(pool, measure)
     result = job_result(request, pool=pool, context=context, **spec)
     return None if result is None else ScoreTable.from_dict(result["table"])
+
+
+def task_scores(
+    request: HttpRequest,
+    *,
+    campaign: Campaign,
+    subtask: Subtask,
+    sort: str,
+    context: dict[str, Any],
+) -> task_selectors.TaskScores | None:
+    """A task campaign's scores of one subtask (its scores page and API): scored here
+    when its submissions are few bytes (`task_selectors.scores_in_request`); else
+    those the job on the current gold and submissions stored, or None (`_task_job`)."""
+    if task_selectors.scores_in_request(campaign, subtask):
+        return task_selectors.task_scores(campaign=campaign, subtask=subtask, sort=sort)
+    scored = _task_job(request, campaign=campaign, subtask=subtask, context=context)
+    if scored is None:
+        return None
+    return task_selectors.task_scores(campaign=campaign, subtask=subtask, sort=sort, scored=scored)
+
+
+def task_submission_documents(
+    request: HttpRequest,
+    *,
+    submission: TaskSubmission,
+    subtask: Subtask,
+    sort: str,
+    context: dict[str, Any],
+) -> task_selectors.SubmissionDocuments | None:
+    """One submission's values (its page and API), as `task_scores` finds them."""
+    campaign = submission.campaign
+    if task_selectors.scores_in_request(campaign, subtask):
+        return task_selectors.submission_documents(submission=submission, sort=sort)
+    scored = _task_job(request, campaign=campaign, subtask=subtask, context=context)
+    if scored is None:
+        return None
+    return task_selectors.submission_documents(
+        submission=submission, sort=sort, scores=scored[submission.pk]
+    )
+
+
+def _task_job(
+    request: HttpRequest, *, campaign: Campaign, subtask: Subtask, context: dict[str, Any]
+) -> dict[int, Scores] | None:
+    """What the job on the subtask's current gold and submissions stored, by
+    submission id; else None, and what the page shows in `context`, as
+    `job_result` fills it (`job`, `superseded`; `task_bytes` in place of `cells`).
+    A POST starts the job unless one is at it or done with it; a GET writes
+    nothing."""
+    params = task_selectors.scores_params(campaign, subtask)
+    job: Job | None
+    if request.method == "POST":
+        job = job_start_once(
+            kind=task_selectors.SCORES_JOB,
+            title=f"Scores of {campaign.name}: {subtask.label}",
+            params=params,
+            campaign=campaign,
+            created_by=request.user,
+        )
+    else:
+        job = job_latest(kind=task_selectors.SCORES_JOB, params=params)
+    if job is not None and job.state == Job.DONE:
+        context["scored_by"] = job
+        return task_selectors.scores_from_job(subtask, job.result)
+    context["job"] = job
+    context["task_bytes"] = task_selectors.submission_bytes(campaign, subtask)
+    if job is None or job.state == Job.FAILED:
+        context["superseded"] = job_superseded(
+            kind=task_selectors.SCORES_JOB, params=params, campaign=campaign
+        )
+    return None

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from typing import Any
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from pooling.models import Pool
-from scoring import selectors
+from pooling.models import Campaign, Pool
+from scoring import selectors, task_selectors
 from scoring.core.analysis import reusability_render
+from scoring.core.tasks import subtasks
 from workbench.jobs import JobProgress, job_start_once
 from workbench.models import Job
 
@@ -87,3 +89,39 @@ def reusability_start(*, pool: Pool, measure: str, user: Any) -> Job:
         campaign=pool.campaign,
         created_by=user,
     )
+
+
+def task_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Score every submission of a task campaign's subtask, too many bytes for a
+    request (`task_selectors.scores_in_request`): params campaign (id), subtask,
+    version (`task_selectors.scores_params`, by which the pages and the API find
+    the result). Progress in bytes read; each file is read a block at a time.
+    Refused (failed, nothing stored) when the gold or the submissions changed
+    since it was asked for: the pages offer to score them again."""
+    params = job.params
+    campaign = Campaign.objects.get(pk=params["campaign"])
+    subtask = subtasks.subtask(campaign.task_kind, params["subtask"])
+    if task_selectors.scores_params(campaign, subtask) != params:
+        raise ValueError(
+            f"the gold or the submissions of {subtask.label} changed since this job was"
+            " started: score them again"
+        )
+    table_gold = campaign.task_golds.select_related("campaign").get(subtask=subtask.code)
+    submissions = list(campaign.task_submissions.filter(subtask=subtask.code))
+    sizes = [submission.file.size for submission in submissions]
+    progress(done=0, total=sum(sizes), unit="bytes")
+    scorer = task_selectors.SubmissionScorer(table_gold)
+    scored: dict[str, Any] = {}
+    before = 0
+    for submission, size in zip(submissions, sizes, strict=True):
+        scores = scorer.scores(submission, partial(_advanced, progress, before))
+        scored[str(submission.pk)] = scores.to_dict()
+        before += size
+        progress(done=before)
+        progress.note(f"{submission.name}: {size:,} bytes, {submission.document_count:,} documents")
+    return {"campaign": campaign.slug, "subtask": subtask.code, "submissions": scored}
+
+
+def _advanced(progress: JobProgress, before: int, done: int) -> None:
+    """Progress in bytes: `done` of this file, after `before` of the others."""
+    progress(done=before + done)

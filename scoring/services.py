@@ -1,8 +1,8 @@
 """Writes for task campaigns (CodiEsp, SciFact): gold files and submissions.
 
-Every file is checked whole by the task's own readers (`scoring.core.tasks.subtasks`)
-first; any problem raises `InputError` (file, line, reason) and nothing is
-stored. Files are kept as uploaded, as runs are, and a row that fails to save
+Every file is checked whole by the task's own readers (`scoring.core.tasks.subtasks`),
+a block of lines at a time, first; any problem raises `InputError` (file, line,
+reason) and nothing is stored. Files are kept as uploaded, as runs are, and a row that fails to save
 takes its files with it.
 """
 
@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import PurePath
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.core.exceptions import SuspiciousFileOperation, ValidationError
-from django.core.files.base import ContentFile
+from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils.text import get_valid_filename
 
 from pooling.models import Campaign
 from scoring.core.tasks import subtasks
+from scoring.core.tasks.line_blocks import BLOCK_BYTES
 from scoring.core.tasks.subtasks import NamedFile, Subtask
 from scoring.models import MAX_SUBMISSION_NAME, TaskGold, TaskSubmission
 from scoring.task_selectors import stored_file, task_gold_read
@@ -32,16 +33,30 @@ from workbench.core.problems import InputError, Problem
 
 @dataclass(frozen=True)
 class TaskUpload:
-    """An uploaded file: its name and bytes."""
+    """An uploaded file: its name and its bytes, or the uploaded file itself (which
+    is read a block at a time, never whole: it may be a large submission)."""
 
     name: str
-    data: bytes
+    data: bytes | BinaryIO
 
     def named(self) -> NamedFile:
         return NamedFile(self.name, self.data)
 
     def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+        if isinstance(self.data, bytes):
+            return hashlib.sha256(self.data).hexdigest()
+        digest = hashlib.sha256()
+        self.data.seek(0)
+        while block := self.data.read(BLOCK_BYTES):
+            digest.update(block)
+        return digest.hexdigest()
+
+    def content(self) -> File:
+        """What storage saves: the bytes, or the file (copied a chunk at a time)."""
+        if isinstance(self.data, bytes):
+            return ContentFile(self.data)
+        self.data.seek(0)
+        return self.data if isinstance(self.data, File) else File(self.data)
 
 
 def campaign_subtask(campaign: Campaign, code: str) -> Subtask:
@@ -77,9 +92,13 @@ def task_gold_upload(
         old = TaskGold.objects.select_for_update().filter(campaign=campaign, subtask=subtask)
         stored = list(campaign.task_submissions.select_for_update().filter(subtask=subtask))
         if task_subtask.task == subtasks.SCIFACT and stored:
-            subtasks.read_all(
-                [partial(subtasks.read_submission, checked, _stored(s)) for s in stored]
-            )
+            with ExitStack() as files:
+                subtasks.read_all(
+                    [
+                        partial(subtasks.read_submission, checked, files.enter_context(_stored(s)))
+                        for s in stored
+                    ]
+                )
         old_paths = [path for row in old for path in (row.file.name, row.codes_file.name) if path]
         old.delete()
         row = TaskGold(
@@ -93,7 +112,7 @@ def task_gold_upload(
             uploaded_by=uploaded_by,
         )
         with _files_removed_on_failure() as written:
-            row.file.save(_file_name(gold.name, "gold"), ContentFile(gold.data), save=False)
+            row.file.save(_file_name(gold.name, "gold"), gold.content(), save=False)
             written.append(row.file.name)
             if task_subtask.takes_codes:
                 text = "".join(f"{code}\n" for code in sorted(checked.codes))
@@ -106,9 +125,9 @@ def task_gold_upload(
     return row
 
 
-def _stored(submission: TaskSubmission) -> NamedFile:
+def _stored(submission: TaskSubmission) -> AbstractContextManager[NamedFile]:
     name = f"{submission.original_name} (stored submission {submission.name})"
-    return NamedFile(name, stored_file(submission.file))
+    return stored_file(submission.file, name)
 
 
 def task_submission_upload(
@@ -145,7 +164,7 @@ def task_submission_upload(
         uploaded_by=uploaded_by,
     )
     with _files_removed_on_failure() as written:
-        row.file.save(_file_name(upload.name, "submission"), ContentFile(upload.data), save=False)
+        row.file.save(_file_name(upload.name, "submission"), upload.content(), save=False)
         written.append(row.file.name)
         row.save()
     return row

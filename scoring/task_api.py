@@ -24,7 +24,8 @@ from rest_framework.views import APIView
 
 from pooling.api import RejectedSerializer, rejected_response
 from pooling.models import Campaign
-from scoring import services, task_selectors
+from scoring import background, services, task_selectors
+from scoring.api import _scored_answer, _scored_by_job
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME, SUBTASK_CHOICES, TaskGold, TaskSubmission
@@ -211,8 +212,8 @@ class TaskGoldView(APIView):
             gold = services.task_gold_upload(
                 campaign=campaign,
                 subtask=data["subtask"],
-                gold=services.TaskUpload(data["file"].name, data["file"].read()),
-                codes=[services.TaskUpload(f.name, f.read()) for f in data["codes"]],
+                gold=services.TaskUpload(data["file"].name, data["file"]),
+                codes=[services.TaskUpload(f.name, f) for f in data["codes"]],
                 uploaded_by=request.user,
             )
         except InputError as error:
@@ -252,7 +253,7 @@ class TaskSubmissionsView(APIView):
             submission = services.task_submission_upload(
                 campaign=campaign,
                 subtask=data["subtask"],
-                upload=services.TaskUpload(data["file"].name, data["file"].read()),
+                upload=services.TaskUpload(data["file"].name, data["file"]),
                 name=data["name"],
                 uploaded_by=request.user,
             )
@@ -271,34 +272,71 @@ _SORT = OpenApiParameter(
 )
 
 
-class TaskScoresView(APIView):
-    permission_classes = [IsAuthenticated, IsOrganiser]
+_STATE = "gold and submissions"  # what a task's scores job scored
 
-    @extend_schema(parameters=[_SORT], responses=TaskScoresSerializer)
+
+def _task_subtask(campaign: Campaign, code: str) -> Subtask:
+    try:
+        return subtasks.subtask(campaign.task_kind, code)
+    except KeyError:
+        raise Http404(f"{campaign.name} has no subtask {code!r}.") from None
+
+
+class TaskScoresView(APIView):
+    """Every submission of a subtask scored against its gold as the official scorer
+    does. A subtask whose submissions are too many bytes for a request
+    (WORKBENCH_UPLOAD_JOB_BYTES, all of them together) is scored by a job, as on
+    the page: POST starts it (202), GET answers once it is done."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    _get, _post = _scored_by_job(
+        TaskScoresSerializer, {400: OpenApiResponse(description="A bad sort.")}
+    )
+
+    @extend_schema(parameters=[_SORT], responses=_get)
     def get(self, request: Request, slug: str, subtask: str) -> Response:
-        """Every submission of a subtask scored against its gold as the official scorer does."""
+        return self._answer(request, slug, subtask)
+
+    @extend_schema(parameters=[_SORT], request=None, responses=_post)
+    def post(self, request: Request, slug: str, subtask: str) -> Response:
+        """Score a subtask of many bytes in a job (or give the job already at it or
+        done with it)."""
+        return self._answer(request, slug, subtask)
+
+    @staticmethod
+    def _answer(request: Request, slug: str, subtask: str) -> Response:
         campaign = _task_campaign(slug)
-        try:
-            task_subtask = subtasks.subtask(campaign.task_kind, subtask)
-        except KeyError:
-            raise Http404(f"{campaign.name} has no subtask {subtask!r}.") from None
+        task_subtask = _task_subtask(campaign, subtask)
         order = TaskSortSerializer(data=request.query_params, subtask=task_subtask).order()
-        table = task_selectors.task_scores(campaign=campaign, subtask=task_subtask, sort=order)
-        body = {
-            "subtask": task_subtask.code,
-            "measures": list(task_subtask.measures),
-            "sort": table.sort,
-            "gold": table.gold,
-            "submissions": [
-                {"submission": row.submission, "scores": _numbers(row.scores.measures)}
-                for row in table.rows
-            ],
-        }
-        return Response(TaskScoresSerializer(body).data)
+        context: dict[str, Any] = {}  # the job's, for a subtask of many bytes
+        table = background.task_scores(
+            request, campaign=campaign, subtask=task_subtask, sort=order, context=context
+        )
+
+        def answer(scored: task_selectors.TaskScores) -> Response:
+            body = {
+                "subtask": task_subtask.code,
+                "measures": list(task_subtask.measures),
+                "sort": scored.sort,
+                "gold": scored.gold,
+                "submissions": [
+                    {"submission": row.submission, "scores": _numbers(row.scores.measures)}
+                    for row in scored.rows
+                ],
+            }
+            return Response(TaskScoresSerializer(body).data)
+
+        return _scored_answer(request, context, "scores", table, answer, state=_STATE)
 
 
 class TaskSubmissionView(APIView):
+    """A submission's scores and each clinical case's or claim's values; scored by the
+    job of its subtask when that is too large for a request (see the scores)."""
+
     permission_classes = [IsAuthenticated, IsOrganiser]
+    _get, _post = _scored_by_job(
+        SubmissionScoresSerializer, {400: OpenApiResponse(description="A bad sort.")}
+    )
 
     def _submission(self, slug: str, submission_id: int) -> TaskSubmission:
         campaign = _task_campaign(slug)
@@ -306,27 +344,47 @@ class TaskSubmissionView(APIView):
             TaskSubmission.objects.select_related("campaign"), pk=submission_id, campaign=campaign
         )
 
-    @extend_schema(parameters=[_SORT], responses=SubmissionScoresSerializer)
+    @extend_schema(parameters=[_SORT], responses=_get)
     def get(self, request: Request, slug: str, submission_id: int) -> Response:
         """A submission's scores and each clinical case's or claim's values."""
+        return self._answer(request, slug, submission_id)
+
+    @extend_schema(
+        parameters=[_SORT],
+        request=None,
+        responses=_post,
+        operation_id="campaigns_submissions_score",
+    )
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        """Score the submission's subtask in a job, when it is too large for a request."""
+        return self._answer(request, slug, submission_id)
+
+    def _answer(self, request: Request, slug: str, submission_id: int) -> Response:
         submission = self._submission(slug, submission_id)
-        task_subtask = subtasks.subtask(submission.campaign.task_kind, submission.subtask)
+        task_subtask = _task_subtask(submission.campaign, submission.subtask)
         order = TaskSortSerializer(
             data=request.query_params, subtask=task_subtask, documents=True
         ).order()
-        drill = task_selectors.submission_documents(submission=submission, sort=order)
-        body = {
-            "submission": submission,
-            "scores": _numbers(drill.scores.measures),
-            "document": task_subtask.document,
-            "document_measures": list(task_subtask.document_measures),
-            "sort": drill.sort,
-            "documents": [
-                {"document": document, "scores": _numbers(values)}
-                for document, values in drill.rows
-            ],
-        }
-        return Response(SubmissionScoresSerializer(body).data)
+        context: dict[str, Any] = {}
+        drill = background.task_submission_documents(
+            request, submission=submission, subtask=task_subtask, sort=order, context=context
+        )
+
+        def answer(scored: task_selectors.SubmissionDocuments) -> Response:
+            body = {
+                "submission": submission,
+                "scores": _numbers(scored.scores.measures),
+                "document": task_subtask.document,
+                "document_measures": list(task_subtask.document_measures),
+                "sort": scored.sort,
+                "documents": [
+                    {"document": document, "scores": _numbers(values)}
+                    for document, values in scored.rows
+                ],
+            }
+            return Response(SubmissionScoresSerializer(body).data)
+
+        return _scored_answer(request, context, "scores", drill, answer, state=_STATE)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, slug: str, submission_id: int) -> Response:

@@ -12,10 +12,10 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from pooling.models import Campaign
-from scoring import services, task_selectors
+from scoring import background, services, task_selectors
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.forms import TaskGoldForm, TaskSortForm, TaskSubmissionForm
@@ -115,8 +115,8 @@ def _store_gold(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) 
     gold = services.task_gold_upload(
         campaign=campaign,
         subtask=data["subtask"],
-        gold=services.TaskUpload(file.name, file.read()),
-        codes=[services.TaskUpload(f.name, f.read()) for f in data.get("codes", [])],
+        gold=services.TaskUpload(file.name, file),
+        codes=[services.TaskUpload(f.name, f) for f in data.get("codes", [])],
         uploaded_by=request.user,
     )
     return f"Gold of {gold.get_subtask_display()} stored from {file.name}."
@@ -127,7 +127,7 @@ def _store_submission(request: HttpRequest, campaign: Campaign, data: dict[str, 
     submission = services.task_submission_upload(
         campaign=campaign,
         subtask=data["subtask"],
-        upload=services.TaskUpload(file.name, file.read()),
+        upload=services.TaskUpload(file.name, file),
         name=data["name"],
         uploaded_by=request.user,
     )
@@ -161,24 +161,33 @@ def task_submission_delete(request: HttpRequest, slug: str, submission_id: int) 
 
 
 @organiser_required
+@require_http_methods(["GET", "POST"])
 def task_scores(request: HttpRequest, slug: str, subtask: str) -> HttpResponse:
-    """Every submission of a subtask with its measures, sorted by the column asked."""
+    """Every submission of a subtask with its measures, sorted by the column asked.
+    Submissions of many bytes are scored by a job: a POST starts it, and the page
+    shows it until it is done (`background.task_scores`)."""
     campaign = _get_task_campaign_for_organiser(slug)
     task_subtask = _subtask_or_404(campaign, subtask)
     order = TaskSortForm(request.GET, subtask=task_subtask).order()
-    table = task_selectors.task_scores(campaign=campaign, subtask=task_subtask, sort=order)
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "subtask": task_subtask,
+        "subtasks": task_selectors.campaign_subtasks(campaign),
+        "headers": _headers(subtasks.NAME, task_subtask.measures, order),
+    }
+    table = background.task_scores(
+        request, campaign=campaign, subtask=task_subtask, sort=order, context=context
+    )
+    if request.method == "POST":  # the job is started (or was): show it
+        return redirect(request.get_full_path())
+    if table is None:  # scored in the background: the page offers it, then polls
+        context["gold"] = campaign.task_golds.filter(subtask=task_subtask.code).first()
+        return render(request, "scoring/task_scores.html", context)
     rows = [
         (row.submission, [_cell(row.scores.measures[m]) for m in task_subtask.measures])
         for row in table.rows
     ]
-    context = {
-        "campaign": campaign,
-        "subtask": task_subtask,
-        "subtasks": task_selectors.campaign_subtasks(campaign),
-        "gold": table.gold,
-        "headers": _headers(subtasks.NAME, task_subtask.measures, order),
-        "rows": rows,
-    }
+    context |= {"gold": table.gold, "rows": rows}
     if request.GET.get("download") == "tsv":
         return _scores_tsv(campaign, task_subtask, rows)
     return render(request, "scoring/task_scores.html", context)
@@ -196,25 +205,34 @@ def _scores_tsv(
 
 
 @organiser_required
+@require_http_methods(["GET", "POST"])
 def task_submission(request: HttpRequest, slug: str, submission_id: int) -> HttpResponse:
-    """One submission's measures and each clinical case's or claim's values."""
+    """One submission's measures and each clinical case's or claim's values (from the
+    job that scores its subtask, when that is too large for a request)."""
     campaign = _get_task_campaign_for_organiser(slug)
     submission = _get_submission(campaign, submission_id)
     task_subtask = _subtask_or_404(campaign, submission.subtask)
     order = TaskSortForm(request.GET, subtask=task_subtask, documents=True).order()
-    drill = task_selectors.submission_documents(submission=submission, sort=order)
     measures = task_subtask.document_measures
-    context = {
+    context: dict[str, Any] = {
         "campaign": campaign,
         "subtask": task_subtask,
         "subtasks": task_selectors.campaign_subtasks(campaign),
         "submission": submission,
-        "summary": [(m, _cell(drill.scores.measures[m])) for m in task_subtask.measures],
         "headers": _headers(subtasks.NAME, measures, order),
-        "rows": [
-            (document, [_cell(values[m]) for m in measures]) for document, values in drill.rows
-        ],
     }
+    drill = background.task_submission_documents(
+        request, submission=submission, subtask=task_subtask, sort=order, context=context
+    )
+    if request.method == "POST":
+        return redirect(request.get_full_path())
+    if drill is not None:
+        context |= {
+            "summary": [(m, _cell(drill.scores.measures[m])) for m in task_subtask.measures],
+            "rows": [
+                (document, [_cell(values[m]) for m in measures]) for document, values in drill.rows
+            ],
+        }
     return render(request, "scoring/task_submission.html", context)
 
 

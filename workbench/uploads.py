@@ -41,6 +41,13 @@ def refused(request: HttpRequest) -> list[str]:
     return list(getattr(request, "uploads_refused", []))
 
 
+def in_background(size: int) -> bool:
+    """Whether work on `size` bytes of uploaded files (a run upload, a document
+    collection, the submissions a task's scores read) is too large for a request
+    and goes to a background job: more than WORKBENCH_UPLOAD_JOB_BYTES."""
+    return size > settings.WORKBENCH_UPLOAD_JOB_BYTES
+
+
 def limit_message(names: list[str]) -> str:
     limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
     return (

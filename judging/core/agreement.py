@@ -27,7 +27,9 @@ Fleiss' kappa needs the same number of ratings K on every item. Rule used
 here: K is the most common number of ratings among the items rated more than
 twice (ties: the larger); the items with exactly K ratings are used and the
 others left out (the `note` says how many). With no item rated more than
-twice it is undefined: with two ratings per item use Cohen's kappa.
+twice, K is 2: the items rated twice are used, and Fleiss' kappa is then
+Scott's pi (statsmodels' `fleiss_kappa` gives the same value); it differs
+from Cohen's kappa in pooling both assessors' categories for P(E).
 Krippendorff's alpha needs no such rule: it uses every item with at least
 two ratings.
 """

@@ -264,19 +264,19 @@ def fleiss_kappa(counts: ArrayLike) -> Agreement:
 
     counts[i, j] is the number of assessors who put item i in category j.
     Items may have different numbers of ratings: see the module docstring for
-    the rule (items with the most common count K > 2 are used).
+    the rule (items with the most common count K > 2 are used; with no item
+    rated more than twice, the items rated twice, where it is Scott's pi).
     """
     statistic = Statistic.FLEISS_KAPPA
     table = np.asarray(counts, dtype=np.float64)
     per_item = table.sum(axis=1)
     multi = per_item[per_item > 2]
-    if multi.size == 0:
-        return Agreement.undefined(
-            statistic,
-            0,
-            "no item rated by more than two assessors (with two, use Cohen's kappa)",
-        )
-    k = _most_common(multi)
+    if multi.size:
+        k = _most_common(multi)
+    elif np.any(per_item == 2):
+        k = 2.0
+    else:
+        return Agreement.undefined(statistic, 0, "no item rated by two or more assessors")
     table = table[per_item == k]
     left_out = int(np.sum(per_item >= 2)) - len(table)
     p_category = table.sum(axis=0) / table.sum()
@@ -287,9 +287,9 @@ def fleiss_kappa(counts: ArrayLike) -> Agreement:
     p_items = ((table**2).sum(axis=1) - k) / (k * (k - 1))
     p_expected = float(p_category @ p_category)
     value = (float(p_items.mean()) - p_expected) / (1.0 - p_expected)
-    note = f"{k:g} ratings per item" + (
-        f"; {left_out} other items rated more than once left out" if left_out else ""
-    )
+    note = f"{k:g} ratings per item" + (" (Scott's pi)" if k == 2 else "")
+    if left_out:
+        note += f"; {left_out} other items rated more than once left out"
     return Agreement(statistic, value, len(table), note=note)
 
 

@@ -69,11 +69,8 @@ def _score(wanted: TaskInputs) -> Scores:
     try:
         task_subtask = subtasks.subtask(wanted.task, wanted.subtask)
         checked = subtasks.read_gold(task_subtask, gold, codes)
-        return subtasks.score(
-            checked,
-            subtasks.read_submission(checked, submission),
-            average=wanted.average,  # type: ignore[arg-type]
-        )
+        # The submission is checked and scored in one reading, a block at a time.
+        return subtasks.score(checked, submission, average=wanted.average)  # type: ignore[arg-type]
     except InputError as error:
         raise CommandError(str(error)) from None
 

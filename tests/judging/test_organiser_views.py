@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 from judging import services
 from judging.models import Adjudication, Assignment, OverlapItem, PoolPolicy
@@ -124,14 +126,15 @@ def test_agreement_page_shows_voorhees_overlap_of_the_relevant_sets(organiser_cl
     assert ">0.600<" in overlap
 
 
-def test_agreement_reports_undefined_values_with_the_reason(organiser_client, pool):
+def test_agreement_page_gives_fleiss_kappa_of_two_assessors_as_scotts_pi(organiser_client, pool):
     page = organiser_client.get(reverse("judging:pool_agreement", args=[pool.pk])).content.decode()
-    # Fleiss' kappa needs more than two ratings on an item.
     row = page.split("<td>relevance</td><td>fleiss_kappa</td>")[1].split("</tr>")[0]
-    assert (
-        "undefined: no item rated by more than two assessors "
-        "(with two, use Cohen&#x27;s kappa)" in row
-    )
+    # Every document rated twice (ann and ben, as the fixture): statsmodels on those.
+    ratings = [(2, 0), (0, 1)] + [(2, 2) if i % 3 == 0 else (0, 0) for i in range(2, 12)]
+    table = np.array([[pair.count(value) for value in (0, 1, 2)] for pair in ratings])
+    assert f">{statsmodels_fleiss_kappa(table):.3f}<" in row
+    assert "2 ratings per item (Scott&#x27;s pi)" in row
+    assert "undefined" not in row
 
 
 def test_adjudication_queue_and_recording_a_final_label(organiser_client, pool):

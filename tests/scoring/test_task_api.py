@@ -3,17 +3,19 @@ column, a submission's documents equal to the pure core's, and who may use it.""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling import services as pooling_services
-from scoring.core.tasks import codiesp, scifact
+from scoring.core.tasks import codiesp, scifact, subtasks
 from scoring.models import TaskGold, TaskSubmission
 from tests.helpers import (
     CODIESP_CODES,
@@ -25,6 +27,8 @@ from tests.helpers import (
     make_task_campaign,
     make_task_gold,
 )
+from workbench.jobs import run_job
+from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/campaigns/codiesp"
@@ -258,8 +262,12 @@ def test_the_schema_describes_the_task_api(organiser_client):
     assert [p["name"] for p in scores["parameters"] if p["in"] == "query"] == ["sort"]
     assert set(schema["paths"]["/api/campaigns/{slug}/submissions/{submission_id}/"]) == {
         "get",
+        "post",  # score its subtask in a job, when too many bytes for a request
         "delete",
     }
+    scores_post = schema["paths"]["/api/campaigns/{slug}/scores/{subtask}/"]["post"]
+    assert {"200", "202"} <= set(scores_post["responses"])
+    assert {"200", "202", "404"} <= set(scores["responses"])
 
 
 def test_the_api_and_the_command_give_the_same_numbers(api, three_teams, tmp_path):
@@ -280,3 +288,99 @@ def test_the_api_and_the_command_give_the_same_numbers(api, three_teams, tmp_pat
     body = api.get(f"{BASE}/submissions/{hand.pk}/").json()
     assert body["scores"] == {key: command[key] for key in ("map", "precision", "recall", "f1")}
     assert {d["document"]: d["scores"] for d in body["documents"]} == command["per_document"]
+
+
+# --------------------------------------------------------------------------
+# Submissions of many bytes: scored by a job
+
+
+@pytest.fixture
+def many_bytes(settings, three_teams):
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10
+    cache.clear()
+    return three_teams
+
+
+def test_scores_of_many_bytes_answer_202_with_the_job_then_the_scores(
+    api, many_bytes, settings, django_capture_on_commit_callbacks
+):
+    url = f"{BASE}/scores/D/"
+    none = api.get(url)
+    assert none.status_code == 404
+    assert (
+        none.json()["detail"] == "no scores of the current gold and submissions: POST to make one"
+    )
+    with django_capture_on_commit_callbacks(execute=False):
+        accepted = api.post(url)
+    assert accepted.status_code == 202
+    job = Job.objects.get(pk=accepted.json()["job"])
+    assert accepted["Location"] == f"/api/jobs/{job.pk}/"
+    assert api.get(url).status_code == 202  # queued: poll the job
+    run_job.call(job.pk)
+    done = api.get(url)
+    assert done.status_code == 200
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10**9
+    cache.clear()
+    assert done.json() == api.get(url).json()
+
+
+def test_a_submissions_values_of_many_bytes_come_from_the_job(
+    api, many_bytes, settings, django_capture_on_commit_callbacks
+):
+    hand = TaskSubmission.objects.get(name="hand")
+    url = f"{BASE}/submissions/{hand.pk}/"
+    assert api.get(url).status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        assert api.post(url).status_code == 202
+    by_job = api.get(url, {"sort": "-ap"})
+    assert by_job.status_code == 200
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10**9
+    cache.clear()
+    assert by_job.json() == api.get(url, {"sort": "-ap"}).json()
+
+
+def test_a_failed_scores_job_answers_404_with_the_reason(
+    api, many_bytes, django_capture_on_commit_callbacks, monkeypatch
+):
+    def broken(*args, **kwargs):
+        raise ValueError("the disk is gone")
+
+    monkeypatch.setattr(subtasks, "score", broken)
+    with django_capture_on_commit_callbacks(execute=True):
+        api.post(f"{BASE}/scores/D/")
+    failed = api.get(f"{BASE}/scores/D/")
+    assert failed.status_code == 404
+    assert failed.json()["detail"] == "the last attempt failed: the disk is gone; POST to try again"
+
+
+def test_a_small_subtask_answers_a_post_with_its_scores_and_no_job(api, three_teams):
+    response = api.post(f"{BASE}/scores/D/")
+    assert response.status_code == 200
+    assert len(response.json()["submissions"]) == 3
+    assert not Job.objects.exists()
+
+
+def test_an_upload_is_read_from_its_file_not_whole_into_memory(api, monkeypatch, settings):
+    """The uploaded file (on disk, as any upload over FILE_UPLOAD_MAX_MEMORY_SIZE is)
+    is handed to the readers and to storage as a file: its bytes are never read
+    whole (a submission may be hundreds of megabytes)."""
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 0
+    make_task_gold(make_task_campaign())
+
+    def in_blocks(upload):
+        def read(size=-1):
+            if not isinstance(upload, SimpleUploadedFile):  # the client's, which it encodes
+                assert size is not None, "read whole"
+                assert size >= 0, "read whole"
+            return upload.file.read(size)
+
+        return read
+
+    monkeypatch.setattr(UploadedFile, "read", property(in_blocks), raising=False)
+    response = post_submission(api, "team", CODIESP_RUN)
+    monkeypatch.undo()
+    assert response.status_code == 201
+    stored = TaskSubmission.objects.get()
+    with stored.file.open("rb") as file:
+        assert file.read() == CODIESP_RUN
+    assert stored.sha256 == hashlib.sha256(CODIESP_RUN).hexdigest()

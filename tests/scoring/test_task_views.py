@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from pooling import services as pooling_services
-from scoring.core.tasks import codiesp, scifact
+from scoring import task_selectors
+from scoring.core.tasks import codiesp, scifact, subtasks
 from scoring.models import TaskGold, TaskSubmission
 from tests.helpers import (
     CODIESP_CODES,
@@ -22,12 +24,15 @@ from tests.helpers import (
     make_task_campaign,
     make_task_gold,
 )
+from workbench.jobs import run_job
+from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
 
 PERFECT = b"a\tx1\na\tx2\na\tx3\nb\tx1\n"  # MAP 1, F1 1
 WEAK = b"a\tx9\nb\tx1\n"  # MAP (0 + 1) / 2, P 1/2, R 1/4, F1 1/3
 DASH = "\u2013"  # where the official scorer gives no value
+CODIESP_CODES_SET = codiesp.read_codes(CODIESP_CODES)
 
 
 def page_url(campaign) -> str:
@@ -328,3 +333,130 @@ def test_unknown_subtasks_and_other_campaigns_submissions_are_404(organiser_clie
     submission = TaskSubmission.objects.first()
     url = reverse("scoring:task_submission", args=[other.slug, submission.pk])
     assert organiser_client.get(url).status_code == 404
+
+
+# --------------------------------------------------------------------------
+# Submissions of many bytes: scored by a job
+
+
+@pytest.fixture
+def many_bytes(settings, three_teams):
+    """The three teams' submissions are more bytes than a request scores."""
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10
+    cache.clear()
+    return three_teams
+
+
+def start_the_job(client, url, capture, *, execute=True):
+    with capture(execute=execute):
+        response = client.post(url)
+    assert response.status_code == 302
+    assert response.url == url
+    return Job.objects.get(kind=task_selectors.SCORES_JOB)
+
+
+def test_a_subtask_of_many_bytes_offers_a_job_and_a_get_starts_nothing(
+    organiser_client, many_bytes
+):
+    page = organiser_client.get(scores_url(many_bytes))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Score them" in html
+    assert "task-scores" not in html
+    assert "No submissions" not in html
+    assert not Job.objects.exists()
+
+
+def test_a_job_scores_a_subtask_of_many_bytes_as_a_request_does(
+    organiser_client, many_bytes, settings, django_capture_on_commit_callbacks
+):
+    url = scores_url(many_bytes)
+    job = start_the_job(organiser_client, url, django_capture_on_commit_callbacks)
+    assert (job.state, job.unit) == (Job.DONE, "bytes")
+    sizes = sum(s.file.size for s in TaskSubmission.objects.all())
+    assert job.done == job.total == sizes
+    page = organiser_client.get(url).content.decode()
+    assert "Scored in the background by" in page
+    by_job = table(page, "task-scores")
+    settings.WORKBENCH_UPLOAD_JOB_BYTES = 10**9
+    cache.clear()
+    assert by_job == table(organiser_client.get(url).content.decode(), "task-scores")
+    assert [row[0] for row in by_job] == ["perfect", "weak", "hand"]
+
+
+def test_a_submissions_page_shows_the_jobs_values(
+    organiser_client, many_bytes, django_capture_on_commit_callbacks
+):
+    hand = TaskSubmission.objects.get(name="hand")
+    url = reverse("scoring:task_submission", args=[many_bytes.slug, hand.pk])
+    waiting = organiser_client.get(url).content.decode()
+    assert "Score them" in waiting
+    assert "task-documents" not in waiting
+    start_the_job(organiser_client, url, django_capture_on_commit_callbacks)
+    rows = table(organiser_client.get(url).content.decode(), "task-documents")
+    core = codiesp.score_ranked(
+        codiesp.read_codings(CODIESP_GOLD), codiesp.read_codings(CODIESP_RUN), CODIESP_CODES_SET
+    )
+    assert [row[0] for row in rows] == list(core.per_document)
+    assert rows[0][1] == f"{core.per_document['a'].ap:.4f}"
+
+
+def test_the_page_shows_the_job_while_it_runs_and_its_progress(
+    organiser_client, many_bytes, django_capture_on_commit_callbacks
+):
+    url = scores_url(many_bytes)
+    job = start_the_job(organiser_client, url, django_capture_on_commit_callbacks, execute=False)
+    Job.objects.filter(pk=job.pk).update(state=Job.RUNNING, done=40, total=100, unit="bytes")
+    page = organiser_client.get(url)
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Scoring the submissions in the background" in html
+    assert "40 of 100 bytes read" in html
+    assert 'hx-trigger="every 2s"' in html
+
+
+def test_a_failed_job_leaves_the_page_working_with_the_reason_and_a_retry(
+    organiser_client, many_bytes, django_capture_on_commit_callbacks, monkeypatch
+):
+    url = scores_url(many_bytes)
+
+    def broken(*args, **kwargs):
+        raise ValueError("the disk is gone")
+
+    monkeypatch.setattr(subtasks, "score", broken)
+    job = start_the_job(organiser_client, url, django_capture_on_commit_callbacks)
+    assert job.state == Job.FAILED
+    page = organiser_client.get(url)
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "The last attempt failed: the disk is gone" in html
+    assert "Score them" in html
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(url)
+    assert Job.objects.latest("created_at").state == Job.DONE
+    assert table(organiser_client.get(url).content.decode(), "task-scores")
+
+
+def test_a_new_submission_makes_the_jobs_scores_out_of_date(
+    organiser_client, many_bytes, django_capture_on_commit_callbacks
+):
+    url = scores_url(many_bytes)
+    start_the_job(organiser_client, url, django_capture_on_commit_callbacks)
+    make_submission(many_bytes, "late", PERFECT)
+    html = organiser_client.get(url).content.decode()
+    assert "Out of date" in html
+    assert "task-scores" not in html
+
+
+def test_a_job_refuses_to_score_a_subtask_changed_since_it_was_asked(
+    organiser_client, many_bytes, django_capture_on_commit_callbacks
+):
+    job = start_the_job(
+        organiser_client, scores_url(many_bytes), django_capture_on_commit_callbacks, execute=False
+    )
+    make_submission(many_bytes, "late", PERFECT)
+    run_job.call(job.pk)
+    job.refresh_from_db()
+    assert job.state == Job.FAILED
+    assert "changed since this job was started: score them again" in job.error

@@ -33,20 +33,12 @@ gives 0, and so does F1 when P + R is 0. `per_claim` scores each claim on its ow
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields
 from typing import Any
 
-from workbench.core.file_input import (
-    NUL_PROBLEM,
-    Source,
-    holds_nul,
-    json_object,
-    read_source,
-    source_name,
-    strip_bom,
-    utf8_problem,
-)
+from scoring.core.tasks.line_blocks import Progress, Source, blocks, source_name
+from workbench.core.file_input import NUL_PROBLEM, holds_nul, json_object
 from workbench.core.problems import InputError, ProblemLog
 
 LABELS = ("SUPPORT", "CONTRADICT")
@@ -86,19 +78,23 @@ class PredictedClaim:
 # Reading
 
 
-def _records(data: bytes, log: ProblemLog) -> Iterator[tuple[int, dict[str, Any]]]:
-    if utf8_problem(data, log):
-        return
-    for number, raw in enumerate(strip_bom(data).decode("utf-8").split("\n"), start=1):
-        if not raw.strip():
-            continue
-        record = json_object(raw, number, log)
-        if record is None:
-            continue
-        if holds_nul(record):
-            log.add(number, NUL_PROBLEM)
-            continue
-        yield number, record
+def _records(
+    source: Source, log: ProblemLog, progress: Progress | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The file's JSON objects, one a line (blank lines skipped), read a block at a time."""
+    for block in blocks(source, log, progress=progress):
+        for offset, raw in enumerate(block.text.split("\n")[:-1]):
+            if not raw.strip():
+                continue
+            number = block.first_line + offset
+            record = json_object(raw, number, log)
+            if record is None:
+                continue
+            # JSON carries a NUL only as the escape \u0000 (json refuses a raw one).
+            if "\\u0000" in raw and holds_nul(record):
+                log.add(number, NUL_PROBLEM)
+                continue
+            yield number, record
 
 
 def _is_int(value: object) -> bool:
@@ -125,7 +121,7 @@ def _evidence(record: dict[str, Any], number: int, log: ProblemLog) -> dict[str,
 
 
 def _sentences(value: object, where: str, number: int, log: ProblemLog) -> tuple[int, ...] | None:
-    if not isinstance(value, list) or not all(_is_int(item) for item in value):
+    if not isinstance(value, list) or not set(map(type, value)) <= {int}:  # bool is no index
         log.add(number, f'{where}: "sentences" must be a list of integer sentence indices')
         return None
     return tuple(value)
@@ -184,7 +180,7 @@ def read_claims(source: Source, *, name: str | None = None) -> dict[int, GoldCla
     """The gold claims by id, in file order."""
     log = ProblemLog(source_name(source, name))
     claims: dict[int, GoldClaim] = {}
-    for number, record in _records(read_source(source), log):
+    for number, record in _records(source, log):
         claim = _claim_id(record, number, log)
         evidence = _evidence(record, number, log)
         if claim is None or evidence is None:
@@ -206,13 +202,18 @@ def read_claims(source: Source, *, name: str | None = None) -> dict[int, GoldCla
     return claims
 
 
-def read_predictions(
-    source: Source, gold: dict[int, GoldClaim], *, name: str | None = None
-) -> dict[int, PredictedClaim]:
-    """The predictions by claim id: one line for every gold claim, no other."""
+def prediction_lines(
+    source: Source,
+    gold: dict[int, GoldClaim],
+    *,
+    name: str | None = None,
+    progress: Progress | None = None,
+) -> Iterator[PredictedClaim]:
+    """The predictions a line at a time, each checked: one line for every gold claim,
+    no other. Once the file is all read, InputError with every problem."""
     log = ProblemLog(source_name(source, name))
-    claims: dict[int, PredictedClaim] = {}
-    for number, record in _records(read_source(source), log):
+    lines: dict[int, int] = {}  # each claim's line
+    for number, record in _records(source, log, progress):
         claim = _claim_id(record, number, log)
         evidence = _evidence(record, number, log)
         if claim is None or evidence is None:
@@ -220,9 +221,10 @@ def read_predictions(
         if claim not in gold:
             log.add(number, f"claim {claim} is not one of the gold claims")
             continue
-        if claim in claims:
-            log.add(number, f"claim {claim} again (first on line {claims[claim].line})")
+        if claim in lines:
+            log.add(number, f"claim {claim} again (first on line {lines[claim]})")
             continue
+        lines[claim] = number
         abstracts = {}
         for doc_id, prediction in evidence.items():
             where = f"claim {claim}, abstract {doc_id}"
@@ -234,9 +236,9 @@ def read_predictions(
             if sentences is not None and label is not None:
                 abstracts[doc_id] = PredictedAbstract(label, sentences)
         if len(abstracts) == len(evidence):
-            claims[claim] = PredictedClaim(claim, number, abstracts)
+            yield PredictedClaim(claim, number, abstracts)
     if log.ok:
-        missing = [claim for claim in gold if claim not in claims]
+        missing = [claim for claim in gold if claim not in lines]
         if missing:
             shown = ", ".join(map(str, missing[:10])) + (", ..." if len(missing) > 10 else "")
             log.add(
@@ -246,7 +248,14 @@ def read_predictions(
             )
     if not log.ok:
         raise InputError.from_log(log)
-    return claims
+
+
+def read_predictions(
+    source: Source, gold: dict[int, GoldClaim], *, name: str | None = None
+) -> dict[int, PredictedClaim]:
+    """The predictions by claim id, for small files; scoring reads them a line at a
+    time (`prediction_lines`)."""
+    return {claim.id: claim for claim in prediction_lines(source, gold, name=name)}
 
 
 # --------------------------------------------------------------------------
@@ -263,6 +272,11 @@ class Counts:
     retrieved_sentences: int = 0
     correct_selection: int = 0
     correct_label: int = 0
+
+    def __iadd__(self, other: Counts) -> Counts:
+        for name in (f.name for f in fields(self)):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
 
 
 def _divide(numerator: float, denominator: float) -> float:
@@ -286,35 +300,41 @@ def _correct_sentences(rationales: list[set[int]], predicted: set[int]) -> int:
     )
 
 
-def count(gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]) -> Counts:
+def claim_counts(claim: GoldClaim, predicted: PredictedClaim) -> Counts:
+    """The evaluator's counts of one claim."""
     counts = Counts()
-    for claim in gold.values():
-        counts.relevant_abstracts += len(claim.evidence)
-        for abstract in claim.evidence.values():
-            counts.relevant_sentences += sum(len(rationale) for rationale in abstract.rationales)
-        for doc_id, predicted in predictions[claim.id].evidence.items():
-            counts.retrieved_abstracts += 1
-            counts.retrieved_sentences += len(predicted.sentences)
-            truth = claim.evidence.get(doc_id)
-            if truth is None:
-                continue
-            rationales = [set(rationale) for rationale in truth.rationales]
-            correct = _correct_sentences(rationales, set(predicted.sentences))
-            counts.correct_selection += correct
-            if predicted.label != truth.label:
-                continue
-            counts.correct_label += correct
-            counts.correct_label_only += 1
-            kept = max(ABSTRACT_SENTENCES, min(len(rationale) for rationale in rationales))
-            first = set(predicted.sentences[:kept])
-            if any(rationale <= first for rationale in rationales):
-                counts.correct_rationalized += 1
+    counts.relevant_abstracts += len(claim.evidence)
+    for abstract in claim.evidence.values():
+        counts.relevant_sentences += sum(len(rationale) for rationale in abstract.rationales)
+    for doc_id, guess in predicted.evidence.items():
+        counts.retrieved_abstracts += 1
+        counts.retrieved_sentences += len(guess.sentences)
+        truth = claim.evidence.get(doc_id)
+        if truth is None:
+            continue
+        rationales = [set(rationale) for rationale in truth.rationales]
+        correct = _correct_sentences(rationales, set(guess.sentences))
+        counts.correct_selection += correct
+        if guess.label != truth.label:
+            continue
+        counts.correct_label += correct
+        counts.correct_label_only += 1
+        kept = max(ABSTRACT_SENTENCES, min(len(rationale) for rationale in rationales))
+        first = set(guess.sentences[:kept])
+        if any(rationale <= first for rationale in rationales):
+            counts.correct_rationalized += 1
     return counts
 
 
-def score(gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]) -> dict[str, float]:
-    """The evaluator's twelve numbers, in its order (`KEYS`)."""
-    counts = count(gold, predictions)
+def count(gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]) -> Counts:
+    counts = Counts()
+    for claim in gold.values():
+        counts += claim_counts(claim, predictions[claim.id])
+    return counts
+
+
+def scores_of(counts: Counts) -> dict[str, float]:
+    """The evaluator's twelve numbers of the counts, in its order (`KEYS`)."""
     result: dict[str, float] = {}
     abstracts = (counts.relevant_abstracts, counts.retrieved_abstracts)
     sentences = (counts.relevant_sentences, counts.retrieved_sentences)
@@ -325,6 +345,11 @@ def score(gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]) ->
     return result
 
 
+def score(gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]) -> dict[str, float]:
+    """The evaluator's twelve numbers, in its order (`KEYS`)."""
+    return scores_of(count(gold, predictions))
+
+
 def per_claim(
     gold: dict[int, GoldClaim], predictions: dict[int, PredictedClaim]
 ) -> dict[int, dict[str, float]]:
@@ -332,8 +357,21 @@ def per_claim(
     alone (a claim with no gold evidence and nothing predicted gets zeros, as a file
     of that one claim would)."""
     return {
-        claim: score({claim: truth}, {claim: predictions[claim]}) for claim, truth in gold.items()
+        claim: scores_of(claim_counts(truth, predictions[claim])) for claim, truth in gold.items()
     }
+
+
+def score_lines(
+    gold: dict[int, GoldClaim], predictions: Iterable[PredictedClaim]
+) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
+    """The twelve numbers and each claim's (`score`, `per_claim`) of predictions given
+    one at a time: memory for the gold and each claim's numbers, not the file."""
+    total = Counts()
+    claims: dict[int, Counts] = {}
+    for predicted in predictions:
+        counts = claims[predicted.id] = claim_counts(gold[predicted.id], predicted)
+        total += counts
+    return scores_of(total), {claim: scores_of(claims[claim]) for claim in gold}
 
 
 def text_lines(result: dict[str, float]) -> list[str]:

@@ -232,9 +232,12 @@ def learning_accuracy(predicted: str, correct: str) -> float:
     SP: the correct code's depth; CP: the depth of the deepest concept common
     to both paths; FP: the predicted code's depth; DP: the distance from the
     predicted code up to that common concept. 1 for the correct code, less
-    the farther off it is, 0 when the two share no ancestor.
+    the farther off it is, 0 when the two share no ancestor. A code of dots
+    only has an empty path (the top): 1 against another such code, else 0.
     """
     predicted_path, correct_path = code_path(predicted), code_path(correct)
+    if not correct_path:  # a code of dots only: the top itself
+        return 1.0 if not predicted_path else 0.0
     common = 0
     for mine, theirs in zip(predicted_path, correct_path, strict=False):
         if mine != theirs:

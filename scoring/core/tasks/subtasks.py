@@ -6,7 +6,10 @@ readers (`InputError` with every problem of every file as `file:line:
 reason`); `score` gives the subtask's measures over the whole submission and
 each document's values (NaN where the official scorer gives none), beside
 what the task's own scorer returned, which `as_json` and `text_lines` print
-as the commands always have. `sort_rows` is the one rule by which every
+as the commands always have. A submission is read a block of lines at a
+time, to check it and again to score it (or once, when `score` is given the
+file itself), with `progress` in bytes read; `Scores.to_dict` is what a job
+stores of them. `sort_rows` is the one rule by which every
 table of these scores is sorted.
 
     task      subtask  gold                  submission               valid codes
@@ -24,7 +27,7 @@ from functools import partial
 from typing import Any
 
 from scoring.core.tasks import codiesp, scifact
-from workbench.core.file_input import Source
+from scoring.core.tasks.line_blocks import Progress, Source
 from workbench.core.problems import InputError, Problem
 
 CODIESP = "codiesp"
@@ -118,7 +121,7 @@ def subtask(task: str, code: str) -> Subtask:
 
 @dataclass(frozen=True)
 class NamedFile:
-    """A file to read: the name its problems give, and its bytes or path."""
+    """A file to read: the name its problems give, and its bytes, path or binary stream."""
 
     name: str
     data: Source
@@ -126,43 +129,62 @@ class NamedFile:
 
 @dataclass(frozen=True)
 class Gold:
-    """A checked gold file (and the valid codes, for CodiEsp)."""
+    """A checked gold file (and the valid codes, for CodiEsp), kept as its scores
+    need it: each case's codes (D, P), the references (X), the claims (SciFact)."""
 
     subtask: Subtask
-    data: Any  # list[codiesp.Coding] | list[codiesp.Reference] | dict[int, scifact.GoldClaim]
+    data: Any  # dict[str, set[str]] | list[codiesp.Reference] | dict[int, scifact.GoldClaim]
     codes: frozenset[str] = frozenset()
 
     @property
     def documents(self) -> int:
         """Its clinical cases or claims."""
-        return _document_count(self.data)
+        if isinstance(self.data, dict):
+            return len(self.data)
+        return len({row.case for row in self.data})
 
 
 @dataclass(frozen=True)
 class Submission:
+    """A checked submission: the file, read again (a block at a time) to score it."""
+
     subtask: Subtask
-    data: Any  # list[codiesp.Coding] | list[codiesp.Reference] | dict[int, scifact.PredictedClaim]
-
-    @property
-    def documents(self) -> int:
-        """The clinical cases it codes, or the claims it answers."""
-        return _document_count(self.data)
-
-
-def _document_count(data: Any) -> int:
-    return len(data) if isinstance(data, dict) else len({row.case for row in data})
+    file: NamedFile
+    documents: int  # the clinical cases it codes, or the claims it answers
 
 
 @dataclass(frozen=True)
 class Scores:
     """A submission's measures (`Subtask.measures`), each document's values
     (`Subtask.document_measures`, documents in the scorer's order) and what the
-    task's own scorer returned."""
+    task's own scorer returned (None when read back from `to_dict`)."""
 
     subtask: Subtask
     measures: dict[str, float]
     documents: dict[str, dict[str, float]]
-    result: codiesp.Result | dict[str, float] = field(repr=False)
+    result: codiesp.Result | dict[str, float] | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (None for NaN): what a job stores."""
+
+        def numbers(values: Mapping[str, float]) -> dict[str, float | None]:
+            return {name: None if math.isnan(value) else value for name, value in values.items()}
+
+        return {
+            "measures": numbers(self.measures),
+            "documents": [[name, numbers(values)] for name, values in self.documents.items()],
+        }
+
+    @classmethod
+    def from_dict(cls, task_subtask: Subtask, data: Mapping[str, Any]) -> Scores:
+        def numbers(values: Mapping[str, float | None]) -> dict[str, float]:
+            return {name: math.nan if value is None else value for name, value in values.items()}
+
+        return cls(
+            task_subtask,
+            numbers(data["measures"]),
+            {name: numbers(values) for name, values in data["documents"]},
+        )
 
 
 def read_all(readers: Sequence[Callable[[], Any]]) -> list[Any]:
@@ -192,7 +214,7 @@ def read_gold(task_subtask: Subtask, gold: NamedFile, codes: Sequence[NamedFile]
         raise _missing(codes[0].name, f"{task_subtask.label} takes no valid-code list")
     if task_subtask.task == SCIFACT:
         return Gold(task_subtask, scifact.read_claims(gold.data, name=gold.name))
-    read = codiesp.read_x_gold if task_subtask.code == "X" else codiesp.read_codings
+    read = codiesp.read_x_gold if task_subtask.code == "X" else codiesp.read_gold_sets
     rows, *code_sets = read_all(
         [
             partial(read, gold.data, name=gold.name),
@@ -202,32 +224,52 @@ def read_gold(task_subtask: Subtask, gold: NamedFile, codes: Sequence[NamedFile]
     return Gold(task_subtask, rows, frozenset().union(*code_sets))
 
 
-def read_submission(gold: Gold, file: NamedFile) -> Submission:
-    """Check a submission for the gold's subtask (SciFact's against the gold's claims)."""
+def read_submission(gold: Gold, file: NamedFile, *, progress: Progress | None = None) -> Submission:
+    """Check a submission for the gold's subtask (SciFact's against the gold's claims),
+    reading it a block at a time; its documents are counted, nothing else is kept."""
     task_subtask = gold.subtask
     if task_subtask.task == SCIFACT:
-        data: Any = scifact.read_predictions(file.data, gold.data, name=file.name)
-    elif task_subtask.code == "X":
-        data = codiesp.read_x_run(file.data, name=file.name)
+        claims = 0
+        for _ in scifact.prediction_lines(file.data, gold.data, name=file.name, progress=progress):
+            claims += 1
+        return Submission(task_subtask, file, claims)
+    cases: set[str] = set()
+    if task_subtask.code == "X":
+        for row in codiesp.x_run_rows(file.data, name=file.name, progress=progress):
+            cases.add(row.case)
     else:
-        data = codiesp.read_codings(file.data, name=file.name)
-    return Submission(task_subtask, data)
+        for block in codiesp.coding_blocks(
+            file.data, name=file.name, empty_ok=True, progress=progress
+        ):
+            cases.update(block.cases)
+    return Submission(task_subtask, file, len(cases))
 
 
-def score(gold: Gold, submission: Submission, *, average: codiesp.Average = "official") -> Scores:
-    """The submission scored against the gold exactly as the task's official scorer does."""
+def score(
+    gold: Gold,
+    submission: Submission | NamedFile,
+    *,
+    average: codiesp.Average = "official",
+    progress: Progress | None = None,
+) -> Scores:
+    """The submission scored against the gold exactly as the task's official scorer
+    does, its file read once more a block at a time (a `NamedFile` not yet checked
+    is checked on the way: InputError once it is all read)."""
+    file = submission.file if isinstance(submission, Submission) else submission
     task_subtask = gold.subtask
     if task_subtask.task == SCIFACT:
-        result = scifact.score(gold.data, submission.data)
-        documents = {
-            str(claim): values
-            for claim, values in scifact.per_claim(gold.data, submission.data).items()
-        }
+        lines = scifact.prediction_lines(file.data, gold.data, name=file.name, progress=progress)
+        result, claims = scifact.score_lines(gold.data, lines)
+        documents = {str(claim): values for claim, values in claims.items()}
         return Scores(task_subtask, result, documents, result)
     if task_subtask.code == "X":
-        coded = codiesp.score_x(gold.data, submission.data, gold.codes)
+        coded = codiesp.score_x_file(
+            gold.data, file.data, gold.codes, name=file.name, progress=progress
+        )
     else:
-        coded = codiesp.score_ranked(gold.data, submission.data, gold.codes, average=average)
+        coded = codiesp.score_ranked_file(
+            gold.data, file.data, gold.codes, name=file.name, average=average, progress=progress
+        )
     overall = {"precision": coded.precision, "recall": coded.recall, "f1": coded.f1}
     if coded.map is not None:
         overall = {"map": coded.map, **overall}
@@ -246,7 +288,7 @@ def as_json(scores: Scores) -> dict[str, Any]:
     """Full precision; CodiEsp gives None where the official gives NaN."""
     if isinstance(scores.result, codiesp.Result):
         return codiesp.as_json(scores.result)
-    return dict(scores.result)
+    return dict(scores.result or scores.measures)
 
 
 def text_lines(scores: Scores, *, per_document: bool = False) -> list[str]:
@@ -255,7 +297,7 @@ def text_lines(scores: Scores, *, per_document: bool = False) -> list[str]:
     if isinstance(scores.result, codiesp.Result):
         lines = codiesp.per_document_lines(scores.result) if per_document else []
         return lines + codiesp.summary_lines(scores.result, subtask=scores.subtask.code)
-    return scifact.text_lines(scores.result)
+    return scifact.text_lines(scores.result or scores.measures)
 
 
 # --------------------------------------------------------------------------

@@ -494,10 +494,44 @@ def test_fleiss_kappa_breaks_a_tie_in_rating_counts_towards_more_ratings():
     assert agreement.fleiss_kappa(table).value == pytest.approx(statsmodels_fleiss_kappa(table[2:]))
 
 
-def test_fleiss_kappa_is_undefined_with_two_ratings_per_item():
-    result = agreement.fleiss_kappa([[2, 0], [1, 1]])
+@given(
+    raters=st.integers(2, 4),
+    items=st.lists(st.lists(st.integers(0, 2), min_size=4, max_size=4), min_size=1, max_size=8),
+)
+@settings(max_examples=60, deadline=None)
+def test_fleiss_kappa_with_the_same_number_of_ratings_on_every_item_is_statsmodels(raters, items):
+    """Two ratings an item included: there it is Scott's pi, which statsmodels computes."""
+    table = np.array([[ratings[:raters].count(c) for c in range(3)] for ratings in items])
+    result = agreement.fleiss_kappa(table)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = statsmodels_fleiss_kappa(table)
+    if np.isfinite(expected):
+        assert result.value == pytest.approx(expected)
+        assert result.n_items == len(items)
+    else:
+        assert result.undefined_reason == "only one category used; chance agreement is 1"
+
+
+def test_fleiss_kappa_with_two_ratings_per_item_is_scotts_pi():
+    # p(0) = 5/8, p(1) = 3/8: P(E) = 17/32; P(A) = (1 + 0 + 1 + 1) / 4: pi = 7/15.
+    table = [[0, 2], [1, 1], [2, 0], [2, 0]]
+    result = agreement.fleiss_kappa(table)
+    assert result.value == pytest.approx(7 / 15)
+    assert result.value == pytest.approx(statsmodels_fleiss_kappa(np.array(table)))
+    assert result.note == "2 ratings per item (Scott's pi)"
+
+
+def test_fleiss_kappa_prefers_items_rated_more_than_twice_and_uses_pairs_only_without_them():
+    table = np.array([[2, 0], [1, 1], [0, 2], [3, 0], [1, 2], [1, 0]])
+    result = agreement.fleiss_kappa(table)
+    assert result.value == pytest.approx(statsmodels_fleiss_kappa(table[3:5]))
+    assert result.note == "3 ratings per item; 3 other items rated more than once left out"
+
+
+def test_fleiss_kappa_is_undefined_without_an_item_rated_twice():
+    result = agreement.fleiss_kappa([[1, 0], [0, 1]])
     assert result.value is None
-    assert "more than two assessors" in result.undefined_reason
+    assert result.undefined_reason == "no item rated by two or more assessors"
 
 
 def test_fleiss_kappa_is_undefined_with_one_category():

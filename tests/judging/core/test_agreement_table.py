@@ -128,8 +128,11 @@ def group_oracle(ratings: dict[tuple, list[int]], assessors: list[str], values):
 
 
 def fleiss_oracle(ratings: list[list[int]], values) -> float | None:
-    """statsmodels on the items the core's rule selects: the most common count K > 2."""
-    sizes = Counter(len(r) for r in ratings if len(r) > 2)
+    """statsmodels on the items the core's rule selects: the most common count K > 2,
+    else the items rated twice (Scott's pi)."""
+    sizes = Counter(len(r) for r in ratings if len(r) > 2) or Counter(
+        len(r) for r in ratings if len(r) == 2
+    )
     if not sizes:
         return None
     most = max(sizes.values())
@@ -389,12 +392,12 @@ bob\t2\td5\t1
 ann\t2\td6\t-1
 """
 ONE_CATEGORY = "both assessors used only category 1; chance agreement is 1"
-NO_TRIPLE = "no item rated by more than two assessors (with two, use Cohen's kappa)"
 FLEISS_ONE = "only one category used; chance agreement is 1"
 KAPPAS = ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic")
 # Topic 2: ann 1 1 0 0, bob 1 0 0 0 (d5 bob only, d6 no label). P(A) 3/4, P(E) 1/2,
 #   kappa 1/2 (binary: the weights change nothing); overlap {d1, d2} vs {d1}: 1/2;
 #   alpha: o00 = 4, o11 = 2, o01 = o10 = 1, n0 = 5, n1 = 3: 1 - (2/8) / (30/56) = 8/15.
+#   Fleiss (two ratings an item: Scott's pi): p(0) 5/8, p(1) 3/8, P(E) 17/32, P(A) 3/4: 7/15.
 # Topic 10: d1 rated 1 by all three, d2 ann 0 bob 1, d3 cat only.
 #   ann|bob: P(A) 1/2, P(E) 1/2, kappa 0, overlap {d1} vs {d1, d2}: 1/2;
 #   ann|cat, bob|cat: d1 only, both 1: P(A) 1, kappa undefined, overlap 1.
@@ -409,7 +412,7 @@ GOLDEN_REL = [
     ("2", "voorhees_overlap", "ann|bob", Fraction(1, 2)),
     ("2", "krippendorff_alpha_nominal", "*", Fraction(8, 15)),
     ("2", "krippendorff_alpha_ordinal", "*", Fraction(8, 15)),
-    ("2", "fleiss_kappa", "*", NO_TRIPLE),
+    ("2", "fleiss_kappa", "*", Fraction(7, 15)),
     ("10", "observed_agreement", "ann|bob", Fraction(1, 2)),
     ("10", "observed_agreement", "ann|cat", Fraction(1)),
     ("10", "observed_agreement", "bob|cat", Fraction(1)),

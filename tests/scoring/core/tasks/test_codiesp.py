@@ -3,14 +3,19 @@ against brute-force definitions."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import tracemalloc
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.core.tasks import codiesp, sets
-from workbench.core.problems import InputError
+from scoring.core.tasks import codiesp, line_blocks, sets
+from scoring.core.tasks.codiesp import Codings
+from scoring.core.tasks.line_blocks import Block
+from workbench.core.problems import InputError, ProblemLog
 
 
 def _codings(text: str) -> list[codiesp.Coding]:
@@ -352,3 +357,121 @@ def test_x_is_the_brute_force_definition(gold, run):
     assert result.recall == len(found) / len(gold_pairs)
     if predicted:
         assert result.precision == len(found) / len(predicted)
+
+
+# --------------------------------------------------------------------------
+# Reading and scoring a block at a time
+
+LINES = st.lists(
+    st.text(alphabet="ab\t \r\x00é", max_size=8).map(lambda line: line.replace("\n", "")),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES)
+def test_the_fast_reading_of_a_block_is_the_line_by_line_reading(lines):
+    """A block of well-formed lines is read at C speed; any other block line by line.
+    Wherever the fast reading accepts a block, the slow one reads the same, silently."""
+    text = "".join(f"{line}\n" for line in lines)
+    fast = codiesp._well_formed(text)
+    log = ProblemLog("f.tsv")
+    slow = codiesp._checked(Block(1, text), log)
+    if fast is not None:
+        assert log.ok
+        assert (fast.cases, fast.codes) == (slow.cases, slow.codes)
+        assert Codings(fast.cases, fast.codes, 1, fast.lines).line_numbers() == slow.numbers
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(CASES, CODES), min_size=1, max_size=25),
+    st.lists(st.tuples(CASES, CODES), max_size=40),
+    st.lists(st.integers(0, 40), max_size=5),
+    st.sampled_from(codiesp.AVERAGES),
+)
+def test_a_run_fed_in_any_blocks_scores_as_one_block(gold, run, cuts, average):
+    whole = codiesp.score_ranked(
+        codiesp.read_codings(_text(gold)),
+        codiesp.read_codings(_text(run), empty_ok=True),
+        VALID,
+        average=average,
+    )
+    scorer = codiesp.RankedScorer(codiesp.read_gold_sets(_text(gold)), VALID)
+    for start, end in itertools.pairwise([0, *sorted(cuts), len(run)]):
+        part = run[start:end]
+        scorer.add([case for case, _ in part], [code.lower() for _, code in part])
+    assert repr(scorer.result(average)) == repr(whole)  # NaN where it is NaN
+
+
+CODE_TEXT = st.text(alphabet="ab1.", max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(CODE_TEXT, min_size=1, max_size=8, unique=True),
+    st.lists(CODE_TEXT, max_size=4),
+)
+def test_learning_accuracy_over_a_case_is_the_scalar_definition(predicted, gold):
+    codes = sorted(set(predicted) | {"x"})
+    ids = np.array([codes.index(code) for code in predicted])
+    taxonomy = codiesp._Taxonomy(codes)
+    expected = [
+        max((sets.learning_accuracy(code, truth) for truth in gold), default=0.0)
+        for code in predicted
+    ]
+    assert taxonomy.learning_accuracies(ids, gold).tolist() == expected
+
+
+def test_learning_accuracy_of_codes_of_dots_only_is_defined():
+    assert sets.learning_accuracy(".", "..") == 1.0
+    assert sets.learning_accuracy("n20", ".") == 0.0
+    assert sets.learning_accuracy(".", "n20") == 0.0
+    result = _score("a\t.\n", "a\t.\na\tn20\n", codes=".\nn20\n")
+    assert result.extras["learning_accuracy"] == 0.5
+
+
+def test_an_empty_run_predicts_nothing_and_an_empty_gold_is_refused():
+    gold = codiesp.read_gold_sets(b"a\tx1\nb\tx2\n")
+    result = codiesp.score_ranked_file(gold, b"", VALID)
+    assert (math.isnan(result.precision), result.recall, math.isnan(result.map)) == (
+        True,
+        0.0,
+        True,
+    )
+    assert codiesp.score_ranked_file(gold, b"\n\n", VALID, average="gold").map == 0.0
+    with pytest.raises(InputError, match=r"g\.tsv: empty file"):
+        codiesp.read_gold_sets(b"", name="g.tsv")
+
+
+def test_a_bad_line_anywhere_in_a_large_run_is_reported_after_it_is_all_read(monkeypatch):
+    monkeypatch.setattr(line_blocks, "BLOCK_BYTES", 64)
+    run = b"".join(b"a\tx%d\n" % (n % 4 + 1) for n in range(100)) + b"a\tx1\tx2\n" + b"b\tx1\n" * 50
+    with pytest.raises(InputError) as error:
+        codiesp.score_ranked_file({"a": {"x1"}}, run, VALID, name="run.tsv")
+    assert str(error.value).startswith("run.tsv:101: expected 2 tab-separated columns")
+
+
+def test_scoring_memory_does_not_grow_with_the_lines_of_a_run(monkeypatch):
+    """Four times the lines (each code repeated) in blocks of 64 KiB: the peak of what
+    scoring allocates stays flat, as no line is kept."""
+    monkeypatch.setattr(line_blocks, "BLOCK_BYTES", 64 * 1024)
+    valid = frozenset(f"c{n:04d}" for n in range(2000))
+    gold = {f"case{n}": {f"c{n:04d}", f"c{n + 1:04d}"} for n in range(50)}
+    codes = sorted(valid)
+
+    def peak(repeat: int) -> int:
+        run = b"".join(
+            b"case%d\t%s\n" % (case, code.encode())
+            for case in range(50)
+            for code in codes[case * 30 : case * 30 + 400]
+            for _ in range(repeat)
+        )
+        tracemalloc.start()
+        codiesp.score_ranked_file(gold, run, valid)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    once, four_times = peak(1), peak(4)
+    assert four_times < 1.3 * once

@@ -59,9 +59,10 @@ def printed_summary(stdout: str) -> dict[str, str]:
 
 
 def _ranked(case: Path, average: codiesp.Average = "official") -> codiesp.Result:
-    return codiesp.score_ranked(
-        codiesp.read_codings(case / "gold.tsv"),
-        codiesp.read_codings(case / "pred.tsv"),
+    """The run scored as the commands and the web score it: read a block at a time."""
+    return codiesp.score_ranked_file(
+        codiesp.read_gold_sets(case / "gold.tsv"),
+        case / "pred.tsv",
         codiesp.read_codes(case / "codes.tsv"),
         average=average,
     )
@@ -69,9 +70,7 @@ def _ranked(case: Path, average: codiesp.Average = "official") -> codiesp.Result
 
 def _x(case: Path) -> codiesp.Result:
     codes = codiesp.read_codes(case / "codes_D.tsv") | codiesp.read_codes(case / "codes_P.tsv")
-    return codiesp.score_x(
-        codiesp.read_x_gold(case / "gold.tsv"), codiesp.read_x_run(case / "pred.tsv"), codes
-    )
+    return codiesp.score_x_file(codiesp.read_x_gold(case / "gold.tsv"), case / "pred.tsv", codes)
 
 
 def _our_summary(result: codiesp.Result, subtask: str) -> dict[str, str]:
@@ -129,10 +128,7 @@ def test_micro_precision_recall_f1_print_as_comp_f1(case: Path):
     }
 
 
-@pytest.mark.parametrize("case", _cases("codiesp"), ids=_ids(_cases("codiesp")))
-def test_micro_and_per_case_values_are_comp_f1s_floats(case: Path):
-    result = _ranked(case)
-    official = json.loads((case / "f1.json").read_text())
+def _assert_comp_f1s_floats(result: codiesp.Result, official: dict) -> None:
     assert _same(result.precision, official["P"])
     assert _same(result.recall, official["R"])
     assert _same(result.f1, official["F1"])
@@ -143,6 +139,11 @@ def test_micro_and_per_case_values_are_comp_f1s_floats(case: Path):
             assert _same(getattr(result.per_document[name], attribute), value), (key, name)
     for name, value in official["R_per_cc"].items():  # the gold cases only
         assert _same(result.per_document[name].recall, value), name
+
+
+@pytest.mark.parametrize("case", _cases("codiesp"), ids=_ids(_cases("codiesp")))
+def test_micro_and_per_case_values_are_comp_f1s_floats(case: Path):
+    _assert_comp_f1s_floats(_ranked(case), json.loads((case / "f1.json").read_text()))
 
 
 @pytest.mark.parametrize("case", _cases("codiesp"), ids=_ids(_cases("codiesp")))
@@ -197,12 +198,10 @@ def _official(case: str) -> str:
 @pytest.mark.parametrize(
     ("case", "file", "reader", "crash", "reason"),
     [
-        ("empty_run", "pred.tsv", codiesp.read_codings, "EmptyDataError", "empty file"),
         ("empty_gold", "gold.tsv", codiesp.read_codings, "ZeroDivisionError", "empty file"),
         ("three_column_run", "pred.tsv", codiesp.read_codings, "ImportError", ":1: expected 2"),
         ("x_discontinuous_run", "pred.tsv", codiesp.read_x_run, "invalid literal", ":1: a disc"),
         ("x_three_column_run", "pred.tsv", codiesp.read_x_run, "ImportError", ":1: expected 4"),
-        ("x_empty_run", "pred.tsv", codiesp.read_x_run, "EmptyDataError", "empty file"),
     ],
 )
 def test_inputs_the_official_scripts_crash_on_are_rejected(case, file, reader, crash, reason):
@@ -215,6 +214,30 @@ def test_inputs_the_official_scripts_crash_on_are_rejected(case, file, reader, c
 
 def test_comp_f1_reads_a_three_column_run_silently_as_columns_two_and_three():
     assert "comp_f1_diag_proc.py: exit status 0\n  1.0|0.667|0.8" in _official("three_column_run")
+
+
+def test_an_empty_run_scores_as_comp_f1_does_where_the_map_script_crashes():
+    """A team that predicted nothing gets its scores: precision undefined, recall 0."""
+    case = GOLDEN / "codiesp-crash" / "empty_run"
+    assert "codiespD_P_evaluation.py: exit status 1" in _official("empty_run")
+    result = _ranked(case)
+    _assert_comp_f1s_floats(result, json.loads((case / "f1.json").read_text()))
+    theirs = printed_summary((case / "f1.stdout").read_text())
+    assert _our_summary(result, "D") == {**theirs, "map": "nan"}
+    # The MAP script's mean for a run without a valid prediction (golden
+    # no_valid_prediction): NaN; over the gold cases, each of them 0.
+    assert math.isnan(result.map)
+    assert _ranked(case, "gold").map == 0.0
+
+
+def test_an_empty_x_run_scores_as_a_run_without_a_valid_code():
+    assert "EmptyDataError" in _official("x_empty_run")
+    empty, no_valid = (_x(GOLDEN / "codiesp-crash" / c) for c in ("x_empty_run", "x_no_valid_code"))
+    assert math.isnan(empty.precision)
+    assert math.isnan(empty.f1)
+    assert empty.recall == 0.0
+    assert empty.per_document.keys() == no_valid.per_document.keys() == {"a"}
+    assert empty.per_document["a"].recall == 0.0
 
 
 def test_a_run_without_a_valid_code_scores_where_the_x_script_crashes():

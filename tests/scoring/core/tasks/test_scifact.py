@@ -270,3 +270,16 @@ def test_per_claim_scores_each_claim_alone_and_one_claim_is_the_whole():
     assert claims[2]["sentence_selection_recall"] == 1.0
     assert set(claims[3].values()) == {0.0}
     assert claims[1] == _score([gold_records[0]], [pred_records[1]])
+
+
+def test_a_nul_escaped_anywhere_in_a_line_is_refused():
+    text = _lines([_pred(1, {"5\x00": ([1], S)})])
+    assert b"\\u0000" in text
+    with pytest.raises(InputError, match=r"p\.jsonl:1: contains a NUL character"):
+        scifact.read_predictions(text, GOLD, name="p.jsonl")
+
+
+def test_sentence_indices_are_integers_not_booleans_or_floats():
+    for sentences in ([True], [1.0], ["1"]):
+        with pytest.raises(InputError, match='"sentences" must be a list of integer'):
+            scifact.read_predictions(_lines([_pred(1, {"5": (sentences, S)})]), GOLD)

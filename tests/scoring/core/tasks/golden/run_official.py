@@ -22,6 +22,7 @@ files into the working directory). For each case this writes:
     nuggets/<case>/nuggetizer.json            nuggetizer's scores of each record and of each run
     *-crash/<case>/official.txt               each script's exit status and last line
     nuggets-unusual/<case>/official.txt       nuggetizer's exit status, and its scores or last line
+    codiesp-crash/<case>/<kind>.stdout, .json the outputs of a script that did not crash
 
 The full-precision numbers are read from the scripts' own variables after
 their main block ran (`runpy`), so that nothing of theirs is re-implemented
@@ -147,6 +148,9 @@ def run_codiesp(case: Path, official: Path, python: str, *, crash: bool) -> None
                 last = _last_line(done.stderr) if done.returncode else _last_line(done.stdout)
                 report.append(f"{SCRIPTS[kind]}: exit status {done.returncode}")
                 report.append(f"  {last.replace(str(case) + '/', '')}")
+                if done.returncode == 0:  # the other script crashed: keep what this one made
+                    (case / f"{kind}.stdout").write_text(done.stdout)
+                    shutil.copyfile(values, case / f"{kind}.json")
                 continue
             if done.returncode:
                 raise SystemExit(f"{case}: {SCRIPTS[kind]} failed:\n{done.stderr}")
