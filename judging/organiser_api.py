@@ -68,8 +68,14 @@ class PoolAssignmentSerializer(serializers.ModelSerializer):
     pool = serializers.IntegerField(source="pool_id", read_only=True)
     topic = serializers.CharField(source="topic.topic_id", read_only=True)
     assessor = serializers.CharField(source="assessor.username", read_only=True)
-    judged = serializers.IntegerField(read_only=True, help_text="documents judged so far")
-    total = serializers.IntegerField(read_only=True, help_text="documents in the queue")
+    judged = serializers.IntegerField(
+        read_only=True,
+        help_text="documents judged so far, those a re-plan took out of the queue too",
+    )
+    total = serializers.IntegerField(
+        read_only=True,
+        help_text="documents in the queue, and those judged that a re-plan took out of it",
+    )
 
     class Meta:
         model = Assignment

@@ -141,12 +141,13 @@ def judgment_submit(
     seconds: float = 0.0,
     schema: LabelSchema | None = None,
 ) -> Judgment:
-    """Record the assessor's labels for a document of their queue.
+    """Record the assessor's labels for a document of their queue, or revise one
+    they judged that a re-plan took out of it (`Assignment.entry_of`).
 
     Raises LabelError (labels outside the schema) or JudgmentError (the
     document is not in this assignment) before writing anything.
     """
-    if not assignment.queue().filter(docno=docno).exists():
+    if assignment.entry_of(docno) is None:
         raise JudgmentError(f"document {docno!r} is not in this assignment")
     return judgment_record(
         assessor=assignment.assessor,
@@ -247,11 +248,11 @@ def cannot_judge_record(
     text = _note_text(text)
     if reason == DocumentNote.OTHER and not text:
         raise NoteError("say in a few words why the document cannot be judged")
-    if not assignment.queue().filter(docno=docno).exists():
-        raise JudgmentError(f"document {docno!r} is not in this assignment")
     where = {"assessor": assignment.assessor, "topic": assignment.topic, "docno": docno}
     if Judgment.objects.filter(**where).exists():
         raise NoteError("you judged this document: revise or undo the judgment instead")
+    if not assignment.queue().filter(docno=docno).exists():
+        raise JudgmentError(f"document {docno!r} is not in this assignment")
     note, _ = DocumentNote.objects.update_or_create(
         **where, defaults={"cannot_judge": reason, "text": text}
     )
