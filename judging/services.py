@@ -83,7 +83,7 @@ def assignments_create(
     foreign = [t.topic_id for t in topics if t.campaign_id != pool.campaign_id]
     if foreign:
         raise AssignmentError(f"not topics of this pool's campaign: {', '.join(foreign)}")
-    _check_not_participants(assessors)
+    _check_eligible(pool, assessors)
     # Several assessors and several topics: deal the topics out in turn.
     wanted = {topic.id: assessors[i % len(assessors)] for i, topic in enumerate(topics)}
     with transaction.atomic():
@@ -109,17 +109,13 @@ def assignments_create(
     return list(Assignment.objects.filter(pool=pool, topic_id__in=wanted, kind=Assignment.PRIMARY))
 
 
-def _check_not_participants(assessors: Sequence[User]) -> None:
-    """Participants (team members) submit runs; they never judge."""
-    named = sorted(
-        User.objects.filter(pk__in=[a.pk for a in assessors], teams__isnull=False)
-        .values_list("username", flat=True)
-        .distinct()
-    )
-    if named:
-        raise AssignmentError(
-            f"{', '.join(named)}: a participant (member of a team) is not an assessor"
-        )
+def _check_eligible(pool: Pool, assessors: Sequence[User]) -> None:
+    """Work goes only to the campaign's eligible assessors (`selectors.eligible_assessors`):
+    never to an organiser, a participant, an account that cannot log in or another
+    campaign's assessor."""
+    refusals = selectors.assessor_refusals(pool.campaign, assessors)
+    if refusals:
+        raise AssignmentError("; ".join(f"{name}: {why}" for name, why in sorted(refusals.items())))
 
 
 def assignment_delete(*, assignment: Assignment) -> None:
@@ -402,7 +398,7 @@ def overlap_assign(
     Extra judgments beyond what the budget has left raise OverBudget unless
     `confirm_over_budget`."""
     assessors = list(assessors)
-    _check_not_participants(assessors)
+    _check_eligible(pool, assessors)
     plan = overlap_plan(pool=pool, spec=spec, assessors=assessors)
     users = {a.username: a for a in assessors}
     topics = {t.topic_id: t for t in pool.campaign.topics.all()}

@@ -309,3 +309,33 @@ def make_replanned_assignments(assessor: User, *, judged: int = 8) -> dict:
         mine["out"] = mine["judged"] - queue
         mine["dropped"] = mine["set_aside"] not in queue
     return result
+
+
+# --------------------------------------------------------------------------
+# Who may be given work
+
+
+def make_pool_with_outsiders(tmp_path) -> object:
+    """A pool of two topics whose assessors are ann (primary on 1) and ben (on 2), and
+    around it cat, an account new to judging; dora, an assessor of another campaign;
+    and nist, the account `import_qrels` made for a qrels file (it cannot log in)."""
+    from django.core.management import call_command
+
+    from judging import services as judging_services
+
+    ann, ben, _cat, dora = (make_user(name) for name in ("ann", "ben", "cat", "dora"))
+    campaign = make_campaign(slug="ours", topics=("1", "2"))
+    docnos = [f"d{n}" for n in range(10)]
+    make_documents(campaign, docnos)
+    pool = make_pool(campaign, {"1": docnos, "2": docnos})
+    judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[ann, ben]
+    )
+    other = make_campaign(slug="theirs", topics=("9",))
+    judging_services.assignments_create(
+        pool=make_pool(other, {"9": ["x"]}), topics=other.topics.all(), assessors=[dora]
+    )
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n2 0 d2 0\n")
+    call_command("import_qrels", "--campaign", "ours", "--assessor", "nist", str(qrels))
+    return pool
