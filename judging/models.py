@@ -16,6 +16,21 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         """Assignments an assessor can still work on: those of pools not retired."""
         return self.filter(pool__retired_at__isnull=True)
 
+    def queuing(self, docno: Any) -> AssignmentQuerySet:
+        """Those whose queue (`Assignment.queue`) holds `docno` (a value or an
+        expression): a primary one with a drawn entry of it, an overlap one with a
+        drawn item of it."""
+        primary = models.Q(
+            kind=Assignment.PRIMARY,
+            pool__entries__topic=models.F("topic"),
+            pool__entries__docno=docno,
+            pool__entries__sampled=True,
+        )
+        overlap = models.Q(items__entry__docno=docno, items__entry__sampled=True) & ~models.Q(
+            kind=Assignment.PRIMARY
+        )
+        return self.filter(primary | overlap)
+
     def list_with_progress(self) -> list[Assignment]:
         """The assignments, each with `judged` and `total` as `Assignment.progress`
         counts them, in one grouped statement for all of them (ends the chain).
@@ -344,6 +359,19 @@ class Adjudication(models.Model):
         return {"relevance": self.relevance, **self.aspects}
 
 
+class DocumentNoteQuerySet(models.QuerySet["DocumentNote"]):
+    def with_in_queue(self) -> DocumentNoteQuerySet:
+        """Each note with `in_queue`: whether one of its assessor's open assignments of
+        its topic has the document in the queue (a re-plan may have taken it out)."""
+        return self.annotate(
+            in_queue=models.Exists(
+                Assignment.objects.open()
+                .filter(assessor=models.OuterRef("assessor"), topic=models.OuterRef("topic"))
+                .queuing(models.OuterRef("docno"))
+            )
+        )
+
+
 class DocumentNote(models.Model):
     """An assessor's word on a document of a topic: a free note, and why they
     cannot judge it when they cannot.
@@ -376,6 +404,8 @@ class DocumentNote(models.Model):
     cannot_judge = models.CharField(max_length=20, choices=REASONS, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentNoteQuerySet.as_manager()
 
     class Meta:
         constraints = [

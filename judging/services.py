@@ -255,12 +255,15 @@ def cannot_judge_record(
     return note
 
 
-def cannot_judge_clear(*, note: DocumentNote) -> None:
+def cannot_judge_clear(*, note: DocumentNote) -> bool:
     """The organiser gives a set-aside document back to its assessor's queue
-    (after fixing its text, say); the note stays for the record."""
+    (after fixing its text, say), or clears the mark of one a re-plan took out of
+    the plan; the note stays for the record. Returns whether the document is in
+    one of the assessor's queues (back to judge) or not (nothing to judge)."""
     if note.cannot_judge:
         note.cannot_judge = ""
         note.save(update_fields=["cannot_judge", "updated_at"])
+    return DocumentNote.objects.with_in_queue().values_list("in_queue", flat=True).get(pk=note.pk)
 
 
 def _note_text(text: Any) -> str:

@@ -70,6 +70,9 @@ class SetAside:
     reason: str
     text: str
     since: datetime
+    # Whether one of the assessor's open queues still holds it: a re-plan may have
+    # taken it out of the plan, and then there is nothing to give back.
+    in_queue: bool
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +82,7 @@ class SetAside:
             "reason": self.reason,
             "text": self.text,
             "since": self.since.isoformat(),
+            "in_queue": self.in_queue,
         }
 
 
@@ -226,10 +230,12 @@ def _left(budget: BudgetState) -> int | None:
 
 def set_aside_documents(campaign: Campaign) -> list[SetAside]:
     """The campaign's documents assessors cannot judge, oldest first: for the
-    organiser to fix and give back, re-assign or drop from the plan."""
+    organiser to fix and give back, re-assign or drop from the plan; each says
+    whether its assessor's queue still holds it (`in_queue`)."""
     notes = (
         DocumentNote.objects.filter(topic__campaign=campaign)
         .exclude(cannot_judge="")
+        .with_in_queue()
         .select_related("topic", "assessor")
         .order_by("updated_at", "id")
     )
@@ -243,6 +249,7 @@ def set_aside_documents(campaign: Campaign) -> list[SetAside]:
             reason=note.get_cannot_judge_display(),
             text=note.text,
             since=note.updated_at,
+            in_queue=note.in_queue,
         )
         for note in notes
     ]

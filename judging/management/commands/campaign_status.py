@@ -52,7 +52,8 @@ class Command(WorkbenchCommand):
             self.stdout.write(f"alert: {name}: {why}")
         for note in status.set_aside:
             said = f": {note.text}" if note.text else ""
+            out = "" if note.in_queue else "; no longer in the plan: a re-plan took it out"
             self.stdout.write(
                 f"cannot judge: topic {note.topic_id} {note.docno} ({note.assessor}, "
-                f"{note.reason.lower()}{said})"
+                f"{note.reason.lower()}{said}){out}"
             )
