@@ -20,7 +20,7 @@ from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, Po
 from judging.overlap import OverlapPlanError
 from pooling.label_schema import LabelError
 from pooling.models import Document, Pool, PoolEntry, Topic
-from pooling.selectors import campaign_budget, pool_or_404
+from pooling.selectors import campaign_budget, count_without_text, pool_or_404
 from pooling.services import OverBudget
 from workbench.roles import organiser_required
 
@@ -71,6 +71,7 @@ def _assignments_context(pool: Pool) -> dict[str, Any]:
         "topics": pool.campaign.topics.all(),
         "assessors": list(selectors.eligible_assessors(pool.campaign)),
         "per_assessor": sorted(per_assessor.items()),
+        "without_text": count_without_text(pool),
     }
 
 

@@ -23,7 +23,7 @@ from judging import progress
 from judging.models import Adjudication, Assignment, DocumentNote, Judgment, JudgmentEvent
 from pooling.ledger import BudgetState
 from pooling.models import Campaign, Pool, PoolEntry, Topic
-from pooling.selectors import campaign_budget
+from pooling.selectors import WithoutText, campaign_budget, pools_without_text
 from workbench.db import read_snapshot
 
 
@@ -101,6 +101,7 @@ class CampaignStatus:
     unassigned_topics: list[str]
     assessor_alerts: dict[str, str]
     set_aside: list[SetAside]
+    without_text: list[WithoutText]
 
     def forecast_with(self, work_change: int) -> progress.Forecast:
         """The forecast if the plan needed `work_change` more judgments (fewer if
@@ -153,6 +154,10 @@ class CampaignStatus:
                 "late_topics": self.late_topics,
                 "unassigned_topics": self.unassigned_topics,
                 "assessors": self.assessor_alerts,
+                "without_text": [
+                    {"pool": w.pool_id, "name": w.pool_name, "documents": w.docnos}
+                    for w in self.without_text
+                ],
             },
             "cannot_judge": [note.to_dict() for note in self.set_aside],
         }
@@ -220,6 +225,7 @@ def _campaign_status(campaign: Campaign, today: date) -> CampaignStatus:
         assessor_alerts={name: f"judgments per active hour: {why}" for name, why in alerts.items()}
         | _agreement_alerts(campaign),
         set_aside=set_aside_documents(campaign),
+        without_text=pools_without_text(campaign),
     )
 
 

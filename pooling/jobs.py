@@ -34,7 +34,19 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     )
     entries = pool.entries.count()
     progress.note(f"pool {pool.pk} ({pool.name}): {entries} entries")
-    return {"pool": pool.pk, "campaign": campaign.slug, "entries": entries}
+    without_text = selectors.count_without_text(pool)
+    if without_text:
+        progress.note(
+            f"{without_text:,} document{'s' if without_text != 1 else ''} to judge without "
+            "text: load their texts before assigning (the list is on the pool's page, or "
+            f"python manage.py export_pool --pool {pool.pk} --format without-text)"
+        )
+    return {
+        "pool": pool.pk,
+        "campaign": campaign.slug,
+        "entries": entries,
+        "without_text": without_text,
+    }
 
 
 def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
