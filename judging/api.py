@@ -40,8 +40,14 @@ class AssignmentSerializer(serializers.ModelSerializer):
     topic = TopicSerializer(read_only=True)
     campaign = serializers.CharField(source="topic.campaign.slug", read_only=True)
     pool = serializers.CharField(source="pool.name", read_only=True)
-    judged = serializers.IntegerField(read_only=True, help_text="documents judged so far")
-    total = serializers.IntegerField(read_only=True, help_text="documents in the queue")
+    judged = serializers.IntegerField(
+        read_only=True,
+        help_text="documents judged so far, those a re-plan took out of the queue too",
+    )
+    total = serializers.IntegerField(
+        read_only=True,
+        help_text="documents in the queue, and those judged that a re-plan took out of it",
+    )
 
     class Meta:
         model = Assignment
@@ -167,18 +173,15 @@ class NextDocumentView(APIView):
 
 
 class AssignmentJudgmentsView(ListAPIView):
-    """The assessor's own judgments on this assignment's topic."""
+    """The assessor's own judgments in this assignment, those of documents a re-plan
+    took out of her queue too."""
 
     permission_classes = [IsAuthenticated]
     serializer_class = JudgmentSerializer
 
     def get_queryset(self) -> Any:
         assignment = _assignment_for(self.request, self.kwargs["assignment_id"])
-        return Judgment.objects.filter(
-            assessor=assignment.assessor,
-            topic=assignment.topic,
-            docno__in=assignment.queue().values("docno"),
-        ).select_related("topic")
+        return assignment.judgments().select_related("topic")
 
 
 class JudgmentView(APIView):
@@ -243,18 +246,15 @@ class PoolJudgmentsView(ListAPIView):
 
 
 class AssignmentNotesView(ListAPIView):
-    """The assessor's own notes on the documents of this assignment."""
+    """The assessor's own notes on the documents of this assignment, in her queue or
+    taken out of it by a re-plan."""
 
     permission_classes = [IsAuthenticated]
     serializer_class = NoteSerializer
 
     def get_queryset(self) -> Any:
         assignment = _assignment_for(self.request, self.kwargs["assignment_id"])
-        return DocumentNote.objects.filter(
-            assessor=assignment.assessor,
-            topic=assignment.topic,
-            docno__in=assignment.queue().values("docno"),
-        ).order_by("docno")
+        return assignment.notes().order_by("docno")
 
 
 class NoteView(APIView):
@@ -279,7 +279,7 @@ class NoteView(APIView):
             payload.validated_data.get("text", ""),
             payload.validated_data["cannot_judge"],
         )
-        if not assignment.queue().filter(docno=docno).exists():
+        if assignment.entry_of(docno) is None:
             return Response(
                 {"detail": f"document {docno!r} is not in this assignment"},
                 status=status.HTTP_404_NOT_FOUND,
@@ -295,6 +295,8 @@ class NoteView(APIView):
                 )
         except services.NoteError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        except services.JudgmentError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
         if note is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(NoteSerializer(note).data)

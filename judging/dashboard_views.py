@@ -56,14 +56,22 @@ def campaign_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 @organiser_required
 @require_POST
 def note_give_back(request: HttpRequest, slug: str, note_id: int) -> HttpResponse:
-    """Put a set-aside document back in its assessor's queue (its text fixed, say)."""
+    """Put a set-aside document back in its assessor's queue (its text fixed, say), or
+    clear the mark of one a re-plan took out of the plan; the message says which."""
     note = get_object_or_404(DocumentNote, pk=note_id, topic__campaign__slug=slug)
-    services.cannot_judge_clear(note=note)
-    messages.success(
-        request,
-        f"{note.docno} is back in {note.assessor.username}'s queue for topic "
-        f"{note.topic.topic_id}.",
-    )
+    was_set_aside = bool(note.cannot_judge)
+    in_queue = services.cannot_judge_clear(note=note)
+    where = f"{note.assessor.username}'s queue for topic {note.topic.topic_id}"
+    if not was_set_aside:
+        messages.info(request, f"Nothing to give back: {note.docno} is not set aside.")
+    elif in_queue:
+        messages.success(request, f"{note.docno} is back in {where}.")
+    else:
+        messages.success(
+            request,
+            f"{note.docno} is no longer in {where}: a re-plan took it out of the plan, so "
+            "there is nothing to judge. Its cannot-judge mark is cleared; the note stays.",
+        )
     return redirect("judging:campaign_dashboard", slug)
 
 

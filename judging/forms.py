@@ -25,11 +25,21 @@ class OverlapForm(forms.Form):
     assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none(), required=False)
     confirm_over_budget = forms.BooleanField(required=False)
 
-    def __init__(self, *args: Any, topics: list[str], assessors: list[User], **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        topics: list[str],
+        assessors: list[User],
+        pool_assessors: list[User],
+        **kwargs: Any,
+    ):
+        """assessors: the accounts offered (`selectors.eligible_assessors`);
+        pool_assessors: those "none ticked" means (`selectors.pool_assessors`)."""
         super().__init__(*args, **kwargs)
         self.fields["topics"].choices = [(t, t) for t in topics]
         self.fields["assessors"].queryset = User.objects.filter(pk__in=[a.pk for a in assessors])
         self.assessor_accounts = assessors
+        self.pool_assessors = pool_assessors
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -47,9 +57,10 @@ class OverlapForm(forms.Form):
         return data
 
     def chosen_assessors(self) -> list[User]:
-        """The ticked assessors, or every assessor when none is ticked."""
+        """The ticked assessors, or the pool's assessors (those holding its
+        assignments) when none is ticked."""
         chosen = {a.pk for a in self.cleaned_data["assessors"]}
-        return [a for a in self.assessor_accounts if a.pk in chosen] or self.assessor_accounts
+        return [a for a in self.assessor_accounts if a.pk in chosen] or self.pool_assessors
 
 
 class PolicyForm(forms.Form):

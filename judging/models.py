@@ -16,15 +16,31 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         """Assignments an assessor can still work on: those of pools not retired."""
         return self.filter(pool__retired_at__isnull=True)
 
-    def list_with_progress(self) -> list[Assignment]:
-        """The assignments, each with `judged` and `total` over its queue, counted
-        in one grouped statement for all of them (ends the chain).
+    def queuing(self, docno: Any) -> AssignmentQuerySet:
+        """Those whose queue (`Assignment.queue`) holds `docno` (a value or an
+        expression): a primary one with a drawn entry of it, an overlap one with a
+        drawn item of it."""
+        primary = models.Q(
+            kind=Assignment.PRIMARY,
+            pool__entries__topic=models.F("topic"),
+            pool__entries__docno=docno,
+            pool__entries__sampled=True,
+        )
+        overlap = models.Q(items__entry__docno=docno, items__entry__sampled=True) & ~models.Q(
+            kind=Assignment.PRIMARY
+        )
+        return self.filter(primary | overlap)
 
-        A queue is every sampled entry of the topic in the pool (primary) or
-        the assignment's sampled overlap items; judged are the assessor's
-        judgments of the topic whose docno is in the queue. The ORM's form, four
+    def list_with_progress(self) -> list[Assignment]:
+        """The assignments, each with `judged` and `total` as `Assignment.progress`
+        counts them, in one grouped statement for all of them (ends the chain).
+
+        An assignment's documents are the entries of its topic in the pool
+        (primary) or its overlap items; those to count are the drawn ones (the
+        queue) and any other the assessor judged (a re-plan took it out of the
+        sample: still hers); judged are those she judged. The ORM's form, four
         correlated subqueries per assignment, took 0.4 s on the dashboard of a
-        100,000-entry pool; one join of the queues with the judgments takes a
+        100,000-entry pool; one join of the entries with the judgments takes a
         fraction of that (bench_dashboard).
         """
         assignments = list(self)
@@ -36,23 +52,24 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
             for model in (Assignment, OverlapItem, PoolEntry, Judgment)
         }
         sql = f"""
-            WITH queue AS (
-                SELECT a.id AS assignment_id, a.assessor_id, a.topic_id, e.docno
+            WITH item AS (
+                SELECT a.id AS assignment_id, a.assessor_id, a.topic_id, e.docno, e.sampled
                 FROM {table[Assignment]} a
                 JOIN {table[PoolEntry]} e ON e.pool_id = a.pool_id AND e.topic_id = a.topic_id
-                WHERE a.kind = %s AND e.sampled AND a.id IN ({ids_sql})
+                WHERE a.kind = %s AND a.id IN ({ids_sql})
                 UNION ALL
-                SELECT a.id, a.assessor_id, a.topic_id, e.docno
+                SELECT a.id, a.assessor_id, a.topic_id, e.docno, e.sampled
                 FROM {table[Assignment]} a
                 JOIN {table[OverlapItem]} o ON o.assignment_id = a.id
                 JOIN {table[PoolEntry]} e ON e.id = o.entry_id
-                WHERE a.kind <> %s AND e.sampled AND a.id IN ({ids_sql})
+                WHERE a.kind <> %s AND a.id IN ({ids_sql})
             )
-            SELECT q.assignment_id, COUNT(j.id), COUNT(*)
-            FROM queue q
+            SELECT i.assignment_id, COUNT(j.id), COUNT(*)
+            FROM item i
             LEFT JOIN {table[Judgment]} j
-                ON j.assessor_id = q.assessor_id AND j.topic_id = q.topic_id AND j.docno = q.docno
-            GROUP BY q.assignment_id
+                ON j.assessor_id = i.assessor_id AND j.topic_id = i.topic_id AND j.docno = i.docno
+            WHERE i.sampled OR j.id IS NOT NULL
+            GROUP BY i.assignment_id
         """
         params = [Assignment.PRIMARY, *ids_params, Assignment.PRIMARY, *ids_params]
         with connection.cursor() as cursor:
@@ -101,24 +118,53 @@ class Assignment(models.Model):
     def __str__(self) -> str:
         return f"{self.assessor} on topic {self.topic.topic_id} ({self.kind})"
 
+    def entries(self) -> models.QuerySet[PoolEntry]:
+        """Every entry the assignment covers, drawn or not: the topic's entries in the
+        pool (primary) or its overlap items. A pool revision changes which of them
+        are drawn (`sampled`), never which they are."""
+        if self.kind == self.PRIMARY:
+            return PoolEntry.objects.filter(pool_id=self.pool_id, topic_id=self.topic_id)
+        return PoolEntry.objects.filter(overlap_items__assignment=self)
+
     def queue(self) -> models.QuerySet[PoolEntry]:
         """The entries to judge in the order the assessor sees them, each
         annotated with its 1-based `position` in the queue."""
         if self.kind == self.PRIMARY:
             return (
-                PoolEntry.objects.filter(pool_id=self.pool_id, topic_id=self.topic_id, sampled=True)
+                self.entries()
+                .filter(sampled=True)
                 .annotate(position=models.F("order"))
                 .order_by("order")
             )
         return (
             # An entry a pool revision took out of the plan leaves overlap queues too.
-            PoolEntry.objects.filter(overlap_items__assignment=self, sampled=True)
+            self.entries()
+            .filter(sampled=True)
             .annotate(position=models.F("overlap_items__position"))
             .order_by("overlap_items__position")
         )
 
-    def _judgments(self) -> models.QuerySet[Judgment]:
-        return Judgment.objects.filter(assessor_id=self.assessor_id, topic_id=self.topic_id)
+    def judgments(self) -> models.QuerySet[Judgment]:
+        """What the assessor judged in this assignment: her judgments of its entries,
+        whatever a pool revision did to the sample since. They stay hers to see and
+        revise, and count as judged in her progress, in or out of the queue.
+
+        Every read of an assessor's own labels goes through this (her topics'
+        progress, the judged list, her judgments and notes over the API, reopening
+        and revising a label); `list_with_progress` counts the same in SQL."""
+        return Judgment.objects.filter(
+            assessor_id=self.assessor_id,
+            topic_id=self.topic_id,
+            docno__in=self.entries().values("docno"),
+        )
+
+    def _judged_by_assessor(self) -> models.Exists:
+        """Whether the assessor judged an entry (an OuterRef to it)."""
+        return models.Exists(
+            Judgment.objects.filter(
+                assessor_id=self.assessor_id, topic_id=self.topic_id, docno=models.OuterRef("docno")
+            )
+        )
 
     def set_aside(self) -> models.QuerySet[DocumentNote]:
         """The assessor's cannot-judge notes on this topic (any queue position)."""
@@ -126,25 +172,50 @@ class Assignment(models.Model):
             assessor_id=self.assessor_id, topic_id=self.topic_id
         ).exclude(cannot_judge="")
 
+    def notes(self) -> models.QuerySet[DocumentNote]:
+        """The assessor's notes (and cannot-judge reasons) on the assignment's entries,
+        in the queue or not: a re-plan does not hide what she wrote."""
+        return DocumentNote.objects.filter(
+            assessor_id=self.assessor_id,
+            topic_id=self.topic_id,
+            docno__in=self.entries().values("docno"),
+        )
+
     def entry_at(self, position: int) -> PoolEntry | None:
         return self.queue().filter(position=position).first()
+
+    def entry_of(self, docno: str) -> PoolEntry | None:
+        """The assessor's entry of this docno: in her queue (with its `position`), or
+        judged by her after a re-plan took it out of the queue (`position` None);
+        None for a document that is neither."""
+        entry = self.queue().filter(docno=docno).first()
+        if entry is not None:
+            return entry
+        judged = self.entries().filter(self._judged_by_assessor(), docno=docno).first()
+        if judged is not None:
+            judged.position = None
+        return judged
 
     def next_unjudged(self, after: int = 0) -> PoolEntry | None:
         """The first unjudged entry after `position`, else the first unjudged at all;
         documents the assessor set aside as cannot-judge are skipped."""
-        judged = self._judgments().filter(docno=models.OuterRef("docno"))
         set_aside = self.set_aside().filter(docno=models.OuterRef("docno"))
-        unjudged = self.queue().exclude(models.Exists(judged)).exclude(models.Exists(set_aside))
+        unjudged = (
+            self.queue().exclude(self._judged_by_assessor()).exclude(models.Exists(set_aside))
+        )
         return unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
 
     def progress(self) -> tuple[int, int]:
-        """(judged, total) over this assignment's queue, counted as
-        `list_with_progress` counts a list: the entries of the queue, and the
-        assessor's judgments of documents in it. Two plain counts: the judging
-        page asks after every save."""
-        queue = self.queue().order_by()
-        judged = self._judgments().filter(docno__in=queue.values("docno")).count()
-        return judged, queue.count()
+        """(judged, total) as `list_with_progress` counts a list: the documents to
+        count are the queue and the others the assessor judged (`judgments`), judged
+        those she judged. One count: the judging page asks after every save."""
+        judged = self._judged_by_assessor()
+        counts = (
+            self.entries()
+            .filter(models.Q(sampled=True) | judged)
+            .aggregate(total=models.Count("pk"), judged=models.Count("pk", filter=judged))
+        )
+        return counts["judged"], counts["total"]
 
 
 class OverlapItem(models.Model):
@@ -288,6 +359,19 @@ class Adjudication(models.Model):
         return {"relevance": self.relevance, **self.aspects}
 
 
+class DocumentNoteQuerySet(models.QuerySet["DocumentNote"]):
+    def with_in_queue(self) -> DocumentNoteQuerySet:
+        """Each note with `in_queue`: whether one of its assessor's open assignments of
+        its topic has the document in the queue (a re-plan may have taken it out)."""
+        return self.annotate(
+            in_queue=models.Exists(
+                Assignment.objects.open()
+                .filter(assessor=models.OuterRef("assessor"), topic=models.OuterRef("topic"))
+                .queuing(models.OuterRef("docno"))
+            )
+        )
+
+
 class DocumentNote(models.Model):
     """An assessor's word on a document of a topic: a free note, and why they
     cannot judge it when they cannot.
@@ -320,6 +404,8 @@ class DocumentNote(models.Model):
     cannot_judge = models.CharField(max_length=20, choices=REASONS, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentNoteQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -36,7 +36,7 @@ from workbench import uploads
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
 from workbench.core.label_schema import LabelError
 from workbench.core.problems import InputError
-from workbench.roles import IsOrganiser, assessor_accounts
+from workbench.roles import IsOrganiser
 
 ORGANISERS = [IsAuthenticated, IsOrganiser]
 
@@ -64,12 +64,25 @@ class BudgetStateSerializer(serializers.Serializer):
 # Assignments
 
 
+def _account_problems(pool: Pool, names: list[str]) -> list[str]:
+    """Each username the campaign's work cannot go to, and why."""
+    known = list(User.objects.filter(username__in=names))
+    why = selectors.assessor_refusals(pool.campaign, known)
+    return [f"{name}: {why.get(name, 'no such account')}" for name in names]
+
+
 class PoolAssignmentSerializer(serializers.ModelSerializer):
     pool = serializers.IntegerField(source="pool_id", read_only=True)
     topic = serializers.CharField(source="topic.topic_id", read_only=True)
     assessor = serializers.CharField(source="assessor.username", read_only=True)
-    judged = serializers.IntegerField(read_only=True, help_text="documents judged so far")
-    total = serializers.IntegerField(read_only=True, help_text="documents in the queue")
+    judged = serializers.IntegerField(
+        read_only=True,
+        help_text="documents judged so far, those a re-plan took out of the queue too",
+    )
+    total = serializers.IntegerField(
+        read_only=True,
+        help_text="documents in the queue, and those judged that a re-plan took out of it",
+    )
 
     class Meta:
         model = Assignment
@@ -140,21 +153,15 @@ class PoolAssignmentsView(ListAPIView):
         wanted_topics = payload.validated_data["topics"]
         wanted_users = payload.validated_data["assessors"]
         topics = pool.campaign.topics.filter(topic_id__in=wanted_topics).order_by("position")
-        assessors = User.objects.filter(username__in=wanted_users, is_active=True).order_by(
-            "username"
-        )
+        assessors = selectors.eligible_assessors(pool.campaign).filter(username__in=wanted_users)
+        unknown_topics = sorted(set(wanted_topics) - {t.topic_id for t in topics})
+        refused = sorted(set(wanted_users) - {a.username for a in assessors})
         problems = {
-            "topics": sorted(set(wanted_topics) - {t.topic_id for t in topics}),
-            "assessors": sorted(set(wanted_users) - {a.username for a in assessors}),
+            "topics": [f"no such topic: {', '.join(unknown_topics)}"] if unknown_topics else [],
+            "assessors": _account_problems(pool, refused),
         }
         if any(problems.values()):
-            raise serializers.ValidationError(
-                {
-                    field: [f"no such {field[:-1]}: {', '.join(names)}"]
-                    for field, names in problems.items()
-                    if names
-                }
-            )
+            raise serializers.ValidationError({k: v for k, v in problems.items() if v})
         try:
             created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)
         except services.AssignmentError as error:
@@ -196,7 +203,8 @@ class OverlapInputSerializer(serializers.Serializer):
     assessors = serializers.ListField(
         child=serializers.CharField(),
         required=False,
-        help_text="usernames; default: every active assessor",
+        help_text="usernames of the campaign's assessors who may take extra judgments; "
+        "default: the pool's assessors (those holding its assignments)",
     )
 
 
@@ -220,19 +228,18 @@ class OverlapPlanSerializer(serializers.Serializer):
 
 def _overlap_form(pool: Pool, values: dict[str, Any]) -> OverlapForm:
     """The overlap page's form, with the API's usernames as the form's account ids."""
-    accounts = list(assessor_accounts().filter(is_active=True).order_by("username"))
+    accounts = list(selectors.eligible_assessors(pool.campaign))
     by_name = {account.username: account for account in accounts}
     names = values.pop("assessors", [])
-    unknown = sorted(set(names) - set(by_name))
-    if unknown:
-        raise serializers.ValidationError(
-            {"assessors": [f"no active assessor named {', '.join(unknown)}"]}
-        )
+    refused = sorted(set(names) - set(by_name))
+    if refused:
+        raise serializers.ValidationError({"assessors": _account_problems(pool, refused)})
     data = {**values, "assessors": [by_name[name].pk for name in names]}
     form = OverlapForm(
         data,
         topics=list(pool.campaign.topics.values_list("topic_id", flat=True)),
         assessors=accounts,
+        pool_assessors=list(selectors.pool_assessors(pool)),
     )
     if not form.is_valid():
         raise form_errors(form)

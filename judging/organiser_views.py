@@ -19,14 +19,10 @@ from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
 from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
 from pooling.models import Document, Pool, PoolEntry, Topic
-from pooling.selectors import campaign_budget, pool_or_404
+from pooling.selectors import campaign_budget, count_without_text, pool_or_404
 from pooling.services import OverBudget
 from workbench.core.label_schema import LabelError
-from workbench.roles import assessor_accounts, organiser_required
-
-
-def _assessor_accounts() -> list[User]:
-    return list(assessor_accounts().filter(is_active=True).order_by("username"))
+from workbench.roles import organiser_required
 
 
 @organiser_required
@@ -73,8 +69,9 @@ def _assignments_context(pool: Pool) -> dict[str, Any]:
         "assignments": assignments,
         "unassigned": [t for t in pool.campaign.topics.all() if t.pk not in assigned],
         "topics": pool.campaign.topics.all(),
-        "assessors": _assessor_accounts(),
+        "assessors": list(selectors.eligible_assessors(pool.campaign)),
         "per_assessor": sorted(per_assessor.items()),
+        "without_text": count_without_text(pool),
     }
 
 
@@ -138,7 +135,8 @@ def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
     form = OverlapForm(
         data if "k" in data else None,
         topics=[t.topic_id for t in topics],
-        assessors=_assessor_accounts(),
+        assessors=list(selectors.eligible_assessors(pool.campaign)),
+        pool_assessors=list(selectors.pool_assessors(pool)),
     )
     context: dict[str, Any] = {
         "pool": pool,

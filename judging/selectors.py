@@ -9,11 +9,14 @@ topic and aspect.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
+from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.db.models import Exists, Max, Min, OuterRef
+from django.db.models import Exists, Max, Min, OuterRef, QuerySet
 
 from judging.core import agreement, agreement_table, labels
 from judging.models import (
@@ -23,8 +26,78 @@ from judging.models import (
     JudgmentEvent,
     PoolPolicy,
 )
-from pooling.models import Pool, PoolEntry
+from pooling.models import Campaign, Pool, PoolEntry
 from workbench.core.label_schema import NOT_ASKED
+from workbench.roles import assessor_accounts, is_organiser
+
+# --------------------------------------------------------------------------
+# Who may be given work
+
+
+def eligible_assessors(campaign: Campaign) -> QuerySet[User]:
+    """The accounts that may be given judging work in the campaign, by name order: the
+    one rule the assign and overlap forms offer, the API accepts and the services
+    enforce (`assessor_refusals` says why an account is not one).
+
+    Assessor accounts (`workbench.roles.assessor_accounts`: neither organisers nor
+    participants) that are active and can log in (a usable password: not the accounts
+    `import_qrels` makes for a file's judgments), and that are the campaign's (hold an
+    assignment in one of its pools) or nobody's yet (no assignment anywhere: a new
+    account, which its first assignment brings in). Another campaign's assessors are
+    not given this one's work.
+    """
+    theirs = Assignment.objects.filter(assessor=OuterRef("pk"))
+    return (
+        assessor_accounts()
+        .filter(is_active=True)
+        .exclude(password__startswith=UNUSABLE_PASSWORD_PREFIX)
+        .exclude(password="")
+        .filter(Exists(theirs.filter(pool__campaign=campaign)) | ~Exists(theirs))
+        .order_by("username")
+    )
+
+
+def pool_assessors(pool: Pool) -> QuerySet[User]:
+    """Whom "every assessor" means for the pool's overlap: the eligible accounts that
+    hold one of its assignments."""
+    holding = Assignment.objects.filter(pool=pool, assessor=OuterRef("pk"))
+    return eligible_assessors(pool.campaign).filter(Exists(holding))
+
+
+def assessor_refusals(campaign: Campaign, accounts: Sequence[User]) -> dict[str, str]:
+    """Username -> why the campaign's work cannot go to that account, for the accounts
+    `eligible_assessors` leaves out (none for those it has)."""
+    eligible = set(eligible_assessors(campaign).filter(pk__in=[a.pk for a in accounts]))
+    refused = [account for account in accounts if account not in eligible]
+    if not refused:
+        return {}
+    in_teams = set(
+        User.objects.filter(pk__in=[a.pk for a in refused], teams__isnull=False).values_list(
+            "pk", flat=True
+        )
+    )
+    elsewhere = dict(
+        Assignment.objects.filter(assessor__in=refused)
+        .exclude(pool__campaign=campaign)
+        .values_list("assessor_id", "pool__campaign__slug")
+    )
+    reasons = {}
+    for account in refused:
+        if is_organiser(account) or account.is_staff or account.is_superuser:
+            reason = "an organiser, not an assessor"
+        elif account.pk in in_teams:
+            reason = "a participant (member of a team) is not an assessor"
+        elif not account.is_active:
+            reason = "the account is deactivated"
+        elif not account.has_usable_password():
+            reason = "the account cannot log in (no password: set one in the admin first)"
+        elif account.pk in elsewhere:
+            reason = f"an assessor of another campaign ({elsewhere[account.pk]})"
+        else:
+            reason = "not an assessor of this campaign"
+        reasons[account.username] = reason
+    return reasons
+
 
 # --------------------------------------------------------------------------
 # Frames

@@ -83,7 +83,7 @@ def assignments_create(
     foreign = [t.topic_id for t in topics if t.campaign_id != pool.campaign_id]
     if foreign:
         raise AssignmentError(f"not topics of this pool's campaign: {', '.join(foreign)}")
-    _check_not_participants(assessors)
+    _check_eligible(pool, assessors)
     # Several assessors and several topics: deal the topics out in turn.
     wanted = {topic.id: assessors[i % len(assessors)] for i, topic in enumerate(topics)}
     with transaction.atomic():
@@ -109,17 +109,13 @@ def assignments_create(
     return list(Assignment.objects.filter(pool=pool, topic_id__in=wanted, kind=Assignment.PRIMARY))
 
 
-def _check_not_participants(assessors: Sequence[User]) -> None:
-    """Participants (team members) submit runs; they never judge."""
-    named = sorted(
-        User.objects.filter(pk__in=[a.pk for a in assessors], teams__isnull=False)
-        .values_list("username", flat=True)
-        .distinct()
-    )
-    if named:
-        raise AssignmentError(
-            f"{', '.join(named)}: a participant (member of a team) is not an assessor"
-        )
+def _check_eligible(pool: Pool, assessors: Sequence[User]) -> None:
+    """Work goes only to the campaign's eligible assessors (`selectors.eligible_assessors`):
+    never to an organiser, a participant, an account that cannot log in or another
+    campaign's assessor."""
+    refusals = selectors.assessor_refusals(pool.campaign, assessors)
+    if refusals:
+        raise AssignmentError("; ".join(f"{name}: {why}" for name, why in sorted(refusals.items())))
 
 
 def assignment_delete(*, assignment: Assignment) -> None:
@@ -141,12 +137,13 @@ def judgment_submit(
     seconds: float = 0.0,
     schema: LabelSchema | None = None,
 ) -> Judgment:
-    """Record the assessor's labels for a document of their queue.
+    """Record the assessor's labels for a document of their queue, or revise one
+    they judged that a re-plan took out of it (`Assignment.entry_of`).
 
     Raises LabelError (labels outside the schema) or JudgmentError (the
     document is not in this assignment) before writing anything.
     """
-    if not assignment.queue().filter(docno=docno).exists():
+    if assignment.entry_of(docno) is None:
         raise JudgmentError(f"document {docno!r} is not in this assignment")
     return judgment_record(
         assessor=assignment.assessor,
@@ -247,23 +244,26 @@ def cannot_judge_record(
     text = _note_text(text)
     if reason == DocumentNote.OTHER and not text:
         raise NoteError("say in a few words why the document cannot be judged")
-    if not assignment.queue().filter(docno=docno).exists():
-        raise JudgmentError(f"document {docno!r} is not in this assignment")
     where = {"assessor": assignment.assessor, "topic": assignment.topic, "docno": docno}
     if Judgment.objects.filter(**where).exists():
         raise NoteError("you judged this document: revise or undo the judgment instead")
+    if not assignment.queue().filter(docno=docno).exists():
+        raise JudgmentError(f"document {docno!r} is not in this assignment")
     note, _ = DocumentNote.objects.update_or_create(
         **where, defaults={"cannot_judge": reason, "text": text}
     )
     return note
 
 
-def cannot_judge_clear(*, note: DocumentNote) -> None:
+def cannot_judge_clear(*, note: DocumentNote) -> bool:
     """The organiser gives a set-aside document back to its assessor's queue
-    (after fixing its text, say); the note stays for the record."""
+    (after fixing its text, say), or clears the mark of one a re-plan took out of
+    the plan; the note stays for the record. Returns whether the document is in
+    one of the assessor's queues (back to judge) or not (nothing to judge)."""
     if note.cannot_judge:
         note.cannot_judge = ""
         note.save(update_fields=["cannot_judge", "updated_at"])
+    return DocumentNote.objects.with_in_queue().values_list("in_queue", flat=True).get(pk=note.pk)
 
 
 def _note_text(text: Any) -> str:
@@ -401,7 +401,7 @@ def overlap_assign(
     Extra judgments beyond what the budget has left raise OverBudget unless
     `confirm_over_budget`."""
     assessors = list(assessors)
-    _check_not_participants(assessors)
+    _check_eligible(pool, assessors)
     plan = overlap_plan(pool=pool, spec=spec, assessors=assessors)
     users = {a.username: a for a in assessors}
     topics = {t.topic_id: t for t in pool.campaign.topics.all()}

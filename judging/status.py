@@ -23,7 +23,7 @@ from judging.core import progress
 from judging.models import Adjudication, Assignment, DocumentNote, Judgment, JudgmentEvent
 from pooling.core.ledger import BudgetState
 from pooling.models import Campaign, Pool, PoolEntry, Topic
-from pooling.selectors import campaign_budget
+from pooling.selectors import WithoutText, campaign_budget, pools_without_text
 from workbench.db import read_snapshot
 
 
@@ -70,6 +70,9 @@ class SetAside:
     reason: str
     text: str
     since: datetime
+    # Whether one of the assessor's open queues still holds it: a re-plan may have
+    # taken it out of the plan, and then there is nothing to give back.
+    in_queue: bool
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +82,7 @@ class SetAside:
             "reason": self.reason,
             "text": self.text,
             "since": self.since.isoformat(),
+            "in_queue": self.in_queue,
         }
 
 
@@ -97,6 +101,7 @@ class CampaignStatus:
     unassigned_topics: list[str]
     assessor_alerts: dict[str, str]
     set_aside: list[SetAside]
+    without_text: list[WithoutText]
 
     def forecast_with(self, work_change: int) -> progress.Forecast:
         """The forecast if the plan needed `work_change` more judgments (fewer if
@@ -149,6 +154,10 @@ class CampaignStatus:
                 "late_topics": self.late_topics,
                 "unassigned_topics": self.unassigned_topics,
                 "assessors": self.assessor_alerts,
+                "without_text": [
+                    {"pool": w.pool_id, "name": w.pool_name, "documents": w.docnos}
+                    for w in self.without_text
+                ],
             },
             "cannot_judge": [note.to_dict() for note in self.set_aside],
         }
@@ -216,6 +225,7 @@ def _campaign_status(campaign: Campaign, today: date) -> CampaignStatus:
         assessor_alerts={name: f"judgments per active hour: {why}" for name, why in alerts.items()}
         | _agreement_alerts(campaign),
         set_aside=set_aside_documents(campaign),
+        without_text=pools_without_text(campaign),
     )
 
 
@@ -226,10 +236,12 @@ def _left(budget: BudgetState) -> int | None:
 
 def set_aside_documents(campaign: Campaign) -> list[SetAside]:
     """The campaign's documents assessors cannot judge, oldest first: for the
-    organiser to fix and give back, re-assign or drop from the plan."""
+    organiser to fix and give back, re-assign or drop from the plan; each says
+    whether its assessor's queue still holds it (`in_queue`)."""
     notes = (
         DocumentNote.objects.filter(topic__campaign=campaign)
         .exclude(cannot_judge="")
+        .with_in_queue()
         .select_related("topic", "assessor")
         .order_by("updated_at", "id")
     )
@@ -243,6 +255,7 @@ def set_aside_documents(campaign: Campaign) -> list[SetAside]:
             reason=note.get_cannot_judge_display(),
             text=note.text,
             since=note.updated_at,
+            in_queue=note.in_queue,
         )
         for note in notes
     ]

@@ -11,6 +11,11 @@ urlpatterns = [
     path("a/<int:assignment_id>/undo/", views.judge_undo, name="judge_undo"),
     path("a/<int:assignment_id>/judged/", views.judged_list, name="judged_list"),
     path(
+        "a/<int:assignment_id>/judged/<path:docno>/",
+        views.judge_document,
+        name="judge_document",
+    ),
+    path(
         "pools/<int:pool_id>/assignments/",
         organiser_views.pool_assignments,
         name="pool_assignments",

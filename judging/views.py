@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -69,6 +69,24 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
     entry = assignment.entry_at(position)
     if entry is None:
         return redirect("judging:judge_next", assignment.pk)
+    return _judge_entry(request, assignment, entry)
+
+
+@login_required
+def judge_document(request: HttpRequest, assignment_id: int, docno: str) -> HttpResponse:
+    """A document the assessor judged that a re-plan took out of her queue: still
+    hers to see and revise (GET shows it, POST revises it). One in the queue is
+    shown at its position."""
+    assignment = _get_assignment_for_user(request, assignment_id)
+    entry = assignment.entry_of(docno)
+    if entry is None:
+        raise Http404(f"you have no document {docno!r} in this assignment")
+    if entry.position is not None:
+        return redirect("judging:judge", assignment.pk, entry.position)
+    return _judge_entry(request, assignment, entry)
+
+
+def _judge_entry(request: HttpRequest, assignment: Assignment, entry: PoolEntry) -> HttpResponse:
     if request.method != "POST":
         return render(request, "judging/judge.html", _panel_context(assignment, entry))
     schema = assignment.topic.campaign.schema
@@ -80,7 +98,8 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
     if not note.is_valid():
         return _rejected(request, assignment, entry, f"Note: {note.errors['note'][0]}")
     try:
-        # The entry came from this assignment's queue: no need to check it again.
+        # The entry came from this assignment (`entry_at`, `entry_of`): no need to
+        # check it again.
         services.judgment_record(
             assessor=assignment.assessor,
             topic=assignment.topic,
@@ -99,7 +118,7 @@ def judge(request: HttpRequest, assignment_id: int, position: int) -> HttpRespon
             docno=entry.docno,
             text=note.cleaned_data["note"],
         )
-    return _show_next(request, assignment, assignment.next_unjudged(after=position))
+    return _show_next(request, assignment, assignment.next_unjudged(after=entry.position or 0))
 
 
 @login_required
@@ -136,27 +155,27 @@ def judge_undo(request: HttpRequest, assignment_id: int) -> HttpResponse:
     if reverted is None:
         messages.info(request, "Nothing to undo.")
         return _show_next(request, assignment, assignment.next_unjudged())
-    entry = assignment.queue().filter(docno=reverted.docno).first()
+    # Shown again if it is still hers: in the queue, or judged (a revision undone).
+    entry = assignment.entry_of(reverted.docno) or assignment.next_unjudged()
     return _show_next(request, assignment, entry, note=f"Undone: {reverted.docno}.")
 
 
 @login_required
 def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    """The assessor's judged documents of this topic, to reopen and revise."""
+    """The assessor's judged documents of this topic, to reopen and revise: every one
+    she judged, in her queue or taken out of it by a re-plan since."""
     assignment = _get_assignment_for_user(request, assignment_id)
     positions = dict(assignment.queue().values_list("docno", "position"))
-    judgments = Judgment.objects.filter(
-        assessor=assignment.assessor, topic=assignment.topic, docno__in=list(positions)
-    ).order_by("-updated_at")
     schema = assignment.topic.campaign.schema
     rows = [
         {
-            "position": positions[j.docno],
+            "position": positions.get(j.docno),
+            "url": _entry_url(assignment, j.docno, positions.get(j.docno)),
             "docno": j.docno,
             "labels": schema.label_names(j.labels()),
             "updated_at": j.updated_at,
         }
-        for j in judgments
+        for j in assignment.judgments().order_by("-updated_at")
     ]
     titles = dict(
         Document.objects.filter(
@@ -166,14 +185,22 @@ def judged_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     for row in rows:
         row["title"] = titles.get(row["docno"], "")
     set_aside = [
-        {"position": positions[note.docno], "docno": note.docno, "note": note}
-        for note in assignment.set_aside().filter(docno__in=list(positions)).order_by("-updated_at")
+        {"position": positions.get(note.docno), "docno": note.docno, "note": note}
+        for note in assignment.notes().exclude(cannot_judge="").order_by("-updated_at")
     ]
     return render(
         request,
         "judging/judged_list.html",
         {"assignment": assignment, "rows": rows, "set_aside": set_aside},
     )
+
+
+def _entry_url(assignment: Assignment, docno: str, position: int | None) -> str:
+    """Where the assessor sees one of her documents: its place in the queue, or (taken
+    out of the queue by a re-plan, judged) its docno."""
+    if position is not None:
+        return reverse("judging:judge", args=[assignment.pk, position])
+    return reverse("judging:judge_document", args=[assignment.pk, docno])
 
 
 def _rejected(
@@ -190,7 +217,7 @@ def _show_next(
 ) -> HttpResponse:
     """After a judgment or an undo: the next document, swapped in place for htmx."""
     url = (
-        reverse("judging:judge", args=[assignment.pk, entry.position])
+        _entry_url(assignment, entry.docno, entry.position)
         if entry
         else reverse("judging:judge_next", args=[assignment.pk])
     )
@@ -232,6 +259,7 @@ def _panel_context(
     }
     if entry is None:
         return context
+    context["judge_url"] = _entry_url(assignment, entry.docno, entry.position)
     document = Document.objects.filter(campaign=campaign, docno=entry.docno).first()
     terms = query_terms(topic.title)
     current = Judgment.objects.filter(

@@ -64,6 +64,7 @@ class TeamSerializer(serializers.ModelSerializer):
 class TeamRunSerializer(serializers.Serializer):
     """A run of the team and what its check found (`team_selectors.run_report`)."""
 
+    id = serializers.IntegerField(help_text="The run's id: DELETE .../runs/<id>/ withdraws it.")
     tag = serializers.CharField()
     precedence = serializers.IntegerField(help_text="1 is judged first.")
     late = serializers.BooleanField(help_text="Sent after the deadline, accepted late.")

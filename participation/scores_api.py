@@ -24,7 +24,7 @@ def _refused(error: selectors.ScoringError) -> Response:
     """403 before the release, 409 for a state of the campaign, 400 for a bad request."""
     if isinstance(error, ScoresNotReleased):
         return Response({"detail": f"{str(error).capitalize()}."}, status=403)
-    if isinstance(error, selectors.NothingJudged | NoRunToScore):
+    if isinstance(error, selectors.NothingJudged | NoRunToScore | selectors.NoRuns):
         return Response({"detail": f"{str(error).capitalize()}."}, status=409)
     return Response({"detail": str(error)}, status=400)
 

@@ -31,7 +31,7 @@ def _not_shown(error: selectors.ScoringError) -> tuple[str, int]:
         return "The organiser has not released the results yet.", 403
     if isinstance(error, selectors.NothingJudged):
         return "Nothing is judged yet.", 200
-    if isinstance(error, NoRunToScore):
+    if isinstance(error, NoRunToScore | selectors.NoRuns):
         return f"{str(error).capitalize()}.", 200
     return f"{str(error).capitalize()}.", 400
 

@@ -42,6 +42,7 @@ def team_runs(team: Team) -> list[Run]:
 def run_report(run: Run) -> dict[str, Any]:
     """What a team is told of one of its runs (`team_runs` gives `missing_topics`)."""
     return {
+        "id": run.pk,
         "tag": run.tag,
         "precedence": run.precedence,
         "late": run.late,

@@ -33,7 +33,21 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     def stored(pool: Pool) -> None:
         entries = pool.entries.count()
         progress.note(f"pool {pool.pk} ({pool.name}): {entries} entries")
-        progress.stored({"pool": pool.pk, "campaign": campaign.slug, "entries": entries})
+        without_text = selectors.count_without_text(pool)
+        if without_text:
+            progress.note(
+                f"{without_text:,} document{'s' if without_text != 1 else ''} to judge without "
+                "text: load their texts before assigning (the list is on the pool's page, or "
+                f"python manage.py export_pool --pool {pool.pk} --format without-text)"
+            )
+        progress.stored(
+            {
+                "pool": pool.pk,
+                "campaign": campaign.slug,
+                "entries": entries,
+                "without_text": without_text,
+            }
+        )
 
     services.pool_build(
         campaign=campaign,

@@ -147,6 +147,15 @@ class Document(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "docno"], name="unique_docno"),
         ]
+        indexes = [
+            # The few documents loaded without text: a pool's documents to judge that
+            # have none are counted from it and `unique_docno` (`selectors.pools_without_text`).
+            models.Index(
+                fields=["campaign", "docno"],
+                condition=models.Q(text=""),
+                name="document_without_text",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.docno

@@ -132,6 +132,10 @@ class PoolDetailSerializer(PoolSerializer):
         help_text="Runs of the campaign not in the pool that can be added to it "
         "(a depth-k pool built from runs only)."
     )
+    without_text = serializers.SerializerMethodField(
+        help_text="The docnos to judge whose text is not loaded (assessors would see only "
+        "the docno): load them before assigning."
+    )
 
     class Meta(PoolSerializer.Meta):
         fields = [
@@ -141,6 +145,7 @@ class PoolDetailSerializer(PoolSerializer):
             "revisions",
             "additions",
             "late_runs",
+            "without_text",
         ]
 
     @extend_schema_field(TopicStatsSerializer(many=True))
@@ -156,6 +161,10 @@ class PoolDetailSerializer(PoolSerializer):
     def get_additions(self, pool: Pool) -> Any:
         additions = pool.additions.prefetch_related("runs").annotate(n_entries=Count("entries"))
         return AdditionSerializer(additions, many=True).data
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_without_text(self, pool: Pool) -> list[str]:
+        return selectors.docnos_without_text(pool)
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_late_runs(self, pool: Pool) -> list[str]:

@@ -168,6 +168,11 @@ def pool_detail(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             # Leaving runs out says little while most of the pool is unjudged.
             "reusability_ready": judged_share >= REUSABILITY_READY and not spec.source,
             "samples": selectors.pool_samples(pool),
+            "without_text": selectors.count_without_text(pool),
+            "to_judge_docnos": pool.entries.filter(sampled=True, retired=False)
+            .values("docno")
+            .distinct()
+            .count(),
             "contributions": contributions,
             "overlap": overlap,
             "plots": POOL_PLOTS if runs and not spec.source else {},
@@ -227,10 +232,15 @@ def pool_plot(request: HttpRequest, slug: str, pool_id: int, kind: str) -> HttpR
 
 @organiser_required
 def pool_export(request: HttpRequest, slug: str, pool_id: int, kind: str) -> HttpResponse:
-    """The pool as TSV, or each topic's documents in presentation order."""
+    """The pool as TSV, each topic's documents in presentation order, or the docnos to
+    judge that have no text (one a line)."""
     pool = _pool(slug, pool_id)
+    if kind == "without-text":
+        lines = [f"{docno}\n" for docno in selectors.docnos_without_text(pool)]
+        name = f"{pool.campaign.slug}-pool-{pool.pk}-without-text.txt"
+        return streamed_attachment(lines, name, "text/plain; charset=utf-8")
     if kind not in ("tsv", "order"):
-        raise Http404(f"no export {kind!r}: use tsv or order")
+        raise Http404(f"no export {kind!r}: use tsv, order or without-text")
     entries = selectors.pool_entries_frame(pool)
     topic = request.GET.get("topic")
     if topic:

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, F, Max, OuterRef, Q
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from pooling.core.ledger import BudgetState
 from pooling.core.spec import PoolSpec
 from pooling.errors import PoolBuildError
-from pooling.models import Campaign, Pool, Run, Topic
+from pooling.models import Campaign, Document, Pool, PoolEntry, Run, Topic
 from workbench.core.topic_ids import topic_sort_key
 
 if TYPE_CHECKING:
@@ -293,6 +293,74 @@ def pool_entries_frame(pool: Pool, *, with_retired: bool = False) -> pd.DataFram
     batch_of = {addition: number for number, addition in enumerate(additions, start=1)}
     frame["batch"] = frame["batch"].map(batch_of).fillna(0).astype("int64")
     return sort_pool(frame)
+
+
+# --------------------------------------------------------------------------
+# Documents to judge without text
+
+
+@dataclass(frozen=True)
+class WithoutText:
+    """A pool with documents to judge whose text is not loaded."""
+
+    pool_id: int
+    pool_name: str
+    docnos: int  # distinct docnos to judge without text
+
+
+def _entries_without_text(
+    campaign: Campaign, pool: Pool | None = None
+) -> tuple[QuerySet[PoolEntry], QuerySet[PoolEntry]]:
+    """The entries to judge (drawn, in the plan) of the campaign's pools, or of `pool`,
+    whose document has no text: (those whose document is not loaded, those whose
+    document is loaded with an empty text). An assessor would see only the docno
+    and "ask the organiser".
+
+    Two queries, as each is answered from an index: an anti-join on the documents'
+    unique (campaign, docno) index, and a join on the small partial index of empty
+    texts (`document_without_text`). Their OR in one statement is planned as a
+    correlated scan costly enough for PostgreSQL's JIT (a second on the dashboard,
+    which asks on every refresh: bench_dashboard)."""
+    documents = Document.objects.filter(campaign=campaign, docno=OuterRef("docno"))
+    entries = PoolEntry.objects.filter(sampled=True, retired=False)
+    entries = (
+        entries.filter(pool=pool) if pool is not None else entries.filter(pool__campaign=campaign)
+    )
+    return entries.exclude(Exists(documents)), entries.filter(Exists(documents.filter(text="")))
+
+
+def pools_without_text(campaign: Campaign) -> list[WithoutText]:
+    """The campaign's open pools with documents to judge that have no text, each with
+    how many (distinct docnos), oldest pool first: for the dashboard and
+    `campaign_status`, before anyone is assigned."""
+    counts: dict[tuple[int, str], int] = {}
+    for entries in _entries_without_text(campaign):
+        rows = (
+            entries.filter(pool__retired_at__isnull=True)
+            .values_list("pool", "pool__name")
+            .annotate(n=Count("docno", distinct=True))
+            .order_by()
+        )
+        for pool_id, name, n in rows:  # a docno is missing or empty, never both
+            counts[pool_id, name] = counts.get((pool_id, name), 0) + n
+    return [WithoutText(pool_id, name, n) for (pool_id, name), n in sorted(counts.items())]
+
+
+def docnos_without_text(pool: Pool) -> list[str]:
+    """The docnos of the pool's documents to judge that have no text, sorted: the list
+    to download, to load their texts."""
+    missing, empty = _entries_without_text(pool.campaign, pool)
+    return sorted(
+        {*missing.values_list("docno", flat=True), *empty.values_list("docno", flat=True)}
+    )
+
+
+def count_without_text(pool: Pool) -> int:
+    """How many documents (distinct docnos) the pool has to judge without text."""
+    return sum(
+        entries.values("docno").distinct().count()
+        for entries in _entries_without_text(pool.campaign, pool)
+    )
 
 
 def topic_specs(pool: Pool) -> dict[str, PoolSpec]:

@@ -91,6 +91,9 @@ class LeaderboardSerializer(serializers.Serializer):
     runs = LeaderboardRunSerializer(many=True)
     pairs = LeaderboardPairSerializer(many=True)
     excluded = LeaderboardExclusionSerializer(many=True)
+    detail = serializers.CharField(
+        required=False, help_text="Why the board is empty: no runs yet (no run, no pair)."
+    )
 
 
 class QrelsFormatsView(APIView):
@@ -269,7 +272,8 @@ class LeaderboardView(APIView):
             400: OpenApiResponse(description="A bad option or measure."),
             409: OpenApiResponse(description="Nothing judged yet."),
         },
-        description="The JSON of manage.py leaderboard --format json.",
+        description="The JSON of manage.py leaderboard --format json; for a campaign "
+        "with no run yet, an empty board with `detail` 'no runs yet'.",
     )
 
     @extend_schema(parameters=_parameters, responses=_get)
@@ -289,11 +293,11 @@ class LeaderboardView(APIView):
         if not form.is_valid():
             return Response({"detail": form.error_text()}, status=400)
         context: dict[str, Any] = {}  # the job's, for a large pool
+        options = form.leaderboard_options()
         try:
             table = background.leaderboard_table(
                 request, pool=pool, measure=form.cleaned_data["measure"], context=context
             )
-            options = form.leaderboard_options()
             return _scored_answer(
                 request,
                 context,
@@ -301,6 +305,9 @@ class LeaderboardView(APIView):
                 table,
                 lambda scored: Response(to_json(selectors.leaderboard_of(scored, options))),
             )
+        except selectors.NoRuns as state:
+            empty = selectors.empty_leaderboard(form.cleaned_data["measure"], options)
+            return Response({**to_json(empty), "detail": str(state)})
         except selectors.NothingJudged as state:
             return Response({"detail": str(state)}, status=409)
         except selectors.ScoringError as error:

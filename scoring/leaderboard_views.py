@@ -59,8 +59,18 @@ def _board(
         if table is None:
             return None
         return selectors.leaderboard_of(table, form.leaderboard_options()), table
+    except selectors.NoRuns:
+        raise _Unavailable(
+            "No runs yet: the campaign has no run to rank. The leaderboard appears once "
+            "runs are uploaded and documents of the pool have final labels.",
+            status=200,
+        ) from None
     except selectors.NothingJudged as state:
-        raise _Unavailable(f"{str(state).capitalize()}.", status=200) from None
+        raise _Unavailable(
+            f"{str(state).capitalize()}. The leaderboard appears once documents of the pool "
+            "have final labels.",
+            status=200,
+        ) from None
     except selectors.ScoringError as error:
         raise _Unavailable(str(error)) from None
 

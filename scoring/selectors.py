@@ -69,6 +69,7 @@ __all__ = [
     "ExportError",
     "ExportFile",
     "FormatChoice",
+    "NoRuns",
     "NothingJudged",
     "PoolScores",
     "ScoringError",
@@ -364,6 +365,10 @@ class NothingJudged(ScoringError):
     """No final label yet: a state of the campaign, not a mistake of the request."""
 
 
+class NoRuns(ScoringError):
+    """The campaign has no run to rank yet: a state of the campaign, as NothingJudged."""
+
+
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "bpref", "recip_rank")
 # How a pool's runs are scored: trec_eval -c -M 1000 (a judged topic a run lacks counts 0).
 POOL_MAX_DOCS = 1000
@@ -619,7 +624,8 @@ def pool_score_table(*, pool: Pool, measure: str, progress: Any = None) -> Score
     and its pictures rest on. The request's is kept in the cache until the labels
     change, for the page and each of its pictures (read from a leaderboard job's
     result when one has it); a job's (`progress` given) is kept in the job's
-    result instead."""
+    result instead. NothingJudged before any final label, then NoRuns for a campaign
+    without runs."""
     if progress is not None:
         return _pool_score_table(pool, measure, progress)
     key = f"score-table:{pool.pk}:{scores_version(pool, [measure])}"
@@ -646,6 +652,8 @@ def _pool_score_table(pool: Pool, measure: str, progress: Any = None) -> ScoreTa
 
 
 def _score_table(report: PoolScores, measure: str) -> ScoreTable:
+    if not report.missing:  # a key per run scored
+        raise NoRuns("no runs yet: the campaign has no run to rank")
     scores = report.scores[report.scores["query_id"] != "all"]
     name = TREC.select([measure])[0].names[0] if measure not in INFERRED_MEASURES else measure
     scores = scores[scores["measure"] == name]
@@ -667,6 +675,11 @@ def pool_leaderboard(
     """The leaderboard of the pool's runs by one measure, and the values it rests on."""
     table = pool_score_table(pool=pool, measure=measure)
     return leaderboard_of(table, options), table
+
+
+def empty_leaderboard(measure: str, options: LeaderboardOptions) -> Leaderboard:
+    """The leaderboard of a campaign with no run yet: no run, no pair, no topic."""
+    return Leaderboard(measure, (), (), (), (), options)
 
 
 def leaderboard_of(table: ScoreTable, options: LeaderboardOptions) -> Leaderboard:

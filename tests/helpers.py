@@ -245,3 +245,97 @@ def make_judged_team_campaign(participant: User) -> tuple[Campaign, object, obje
                 aspects={},
             )
     return campaign, alpha, pool
+
+
+# --------------------------------------------------------------------------
+# A re-plan while judging
+
+
+def make_replanned_assignments(assessor: User, *, judged: int = 8) -> dict:
+    """`assessor` primary on topics 1 and 2 of a stratified pool (ranks 1-2 in full,
+    3-30 at half, 16 to judge per topic), who judged the first `judged` documents of
+    each queue, with a note on each, and set the next one past rank 2 aside; then a re-plan of
+    both topics as an organiser makes it in the middle of a campaign: topic 1 at a
+    quarter (judged documents leave the sample, still pooled), topic 2 to depth 2
+    (they leave the pool).
+
+    Returns, per topic id, {"assignment", "judged": docnos judged, "out": those of
+    them the re-plan took out of the queue, "set_aside": the docno set aside,
+    "dropped": whether the re-plan took that one out of the queue too}.
+    """
+    from judging import services as judging_services
+    from pooling.core.spec import PoolSpec, parse_strata
+
+    campaign = make_campaign(slug="replanned", topics=("1", "2"), judgment_budget=1000)
+    docnos = [f"doc{rank:02d}" for rank in range(1, 31)]
+    make_documents(campaign, docnos)
+    make_run(campaign, "r", {"1": docnos, "2": docnos})
+    pool = services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=2, strata=parse_strata("3-30:0.5"), seed=7)
+    )
+    result = {}
+    for assignment in judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    ):
+        queue = list(assignment.queue().values_list("docno", flat=True))
+        for docno in queue[:judged]:
+            judging_services.judgment_submit(
+                assignment=assignment,
+                docno=docno,
+                relevance=1,
+                aspects={"effectiveness": 2, "credibility": 1},
+                seconds=10,
+            )
+            judging_services.note_record(
+                assessor=assessor, topic=assignment.topic, docno=docno, text=f"read {docno}"
+            )
+        # Past the depth judged in full: a document a re-plan may take out.
+        aside = next(docno for docno in queue[judged:] if docno not in docnos[:2])
+        judging_services.cannot_judge_record(assignment=assignment, docno=aside, reason="empty")
+        result[assignment.topic.topic_id] = {
+            "assignment": assignment,
+            "judged": set(queue[:judged]),
+            "set_aside": aside,
+        }
+    services.pool_revise(
+        pool=pool,
+        spec=PoolSpec(depth=2, strata=parse_strata("3-30:0.25"), seed=7),
+        topics=["1"],
+        reason="the budget ran short",
+    )
+    services.pool_revise(pool=pool, spec=PoolSpec(depth=2), topics=["2"], reason="cut")
+    for mine in result.values():
+        queue = set(mine["assignment"].queue().values_list("docno", flat=True))
+        mine["out"] = mine["judged"] - queue
+        mine["dropped"] = mine["set_aside"] not in queue
+    return result
+
+
+# --------------------------------------------------------------------------
+# Who may be given work
+
+
+def make_pool_with_outsiders(tmp_path) -> object:
+    """A pool of two topics whose assessors are ann (primary on 1) and ben (on 2), and
+    around it cat, an account new to judging; dora, an assessor of another campaign;
+    and nist, the account `import_qrels` made for a qrels file (it cannot log in)."""
+    from django.core.management import call_command
+
+    from judging import services as judging_services
+
+    ann, ben, _cat, dora = (make_user(name) for name in ("ann", "ben", "cat", "dora"))
+    campaign = make_campaign(slug="ours", topics=("1", "2"))
+    docnos = [f"d{n}" for n in range(10)]
+    make_documents(campaign, docnos)
+    pool = make_pool(campaign, {"1": docnos, "2": docnos})
+    judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[ann, ben]
+    )
+    other = make_campaign(slug="theirs", topics=("9",))
+    judging_services.assignments_create(
+        pool=make_pool(other, {"9": ["x"]}), topics=other.topics.all(), assessors=[dora]
+    )
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n2 0 d2 0\n")
+    call_command("import_qrels", "--campaign", "ours", "--assessor", "nist", str(qrels))
+    return pool

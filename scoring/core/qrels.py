@@ -36,6 +36,7 @@ rel -1 marks a pooled document that was not sampled for judging.
 from __future__ import annotations
 
 import codecs
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -112,20 +113,30 @@ STRATIFIED_QRELS = QrelsLayout(
 )
 
 
+LAYOUTS = (TREC_QRELS, TWO_ASPECT_QRELS, THREE_ASPECT_QRELS, STRATIFIED_QRELS)
+
+
 def read_qrels(
     source: Source,
     *,
     name: str | None = None,
     layout: QrelsLayout = TREC_QRELS,
     with_lines: bool = False,
+    width_hints: Mapping[int, str] | None = None,
 ) -> pd.DataFrame:
     """Read a qrels file into a frame with the layout's kept columns.
 
     `source` is a path or the file's bytes; `name` is the file name used in
     problem reports; `with_lines` adds each row's line number as `line`.
-    Raises `InputError` listing every problem found.
+    Raises `InputError` listing every problem found. A file whose every line has
+    the same wrong number of columns is another layout, not thousands of bad
+    lines: one problem says so, with `width_hints[n]` (what reads n columns, in
+    the caller's words: a command's flag) when given.
     """
-    return read_qrels_table(source, name=name, layout=layout, with_lines=with_lines).to_pandas()
+    table = read_qrels_table(
+        source, name=name, layout=layout, with_lines=with_lines, width_hints=width_hints
+    )
+    return table.to_pandas()
 
 
 def read_qrels_table(
@@ -134,6 +145,7 @@ def read_qrels_table(
     name: str | None = None,
     layout: QrelsLayout = TREC_QRELS,
     with_lines: bool = False,
+    width_hints: Mapping[int, str] | None = None,
 ) -> pa.Table:
     """`read_qrels` as an Arrow table (for the scorer, which needs no pandas)."""
     import pyarrow as pa
@@ -141,7 +153,9 @@ def read_qrels_table(
     file = name or ("<bytes>" if isinstance(source, bytes) else str(source))
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     log = ProblemLog(file)
-    fields, lines = _well_formed_lines(data.removeprefix(codecs.BOM_UTF8), log, layout)
+    fields, lines = _well_formed_lines(
+        data.removeprefix(codecs.BOM_UTF8), log, layout, width_hints or {}
+    )
     table = _table_from_fields(fields, lines, log, layout)
     if table.num_rows:
         _check_duplicate_judgments(table, lines, log)
@@ -155,11 +169,12 @@ def read_qrels_table(
 
 
 def _well_formed_lines(
-    data: bytes, log: ProblemLog, layout: QrelsLayout
+    data: bytes, log: ProblemLog, layout: QrelsLayout, width_hints: Mapping[int, str]
 ) -> tuple[pa.ListArray, np.ndarray]:
     """The fields of each content line with the layout's column count, and its line number.
 
-    Reports the other content lines.
+    Reports the other content lines: each, or in one problem when they all have
+    the same count (the file is another layout).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -180,6 +195,9 @@ def _well_formed_lines(
     counts = _numpy(pc.list_value_length(fields))
     width = len(layout.columns)
     wrong = np.flatnonzero(counts != width)
+    if len(wrong) > 1 and len(wrong) == len(counts) and (counts == counts[0]).all():
+        log.add(int(line_numbers[0]), _layout_problem(int(counts[0]), layout, width_hints))
+        return fields.filter(pa.array(np.zeros(len(counts), bool))), line_numbers[:0]
     for row in wrong[: log.limit]:
         log.add(
             int(line_numbers[row]),
@@ -188,6 +206,21 @@ def _well_formed_lines(
     log.count_unlisted(max(0, len(wrong) - log.limit))
     right = counts == width
     return fields.filter(pa.array(right)), line_numbers[right]
+
+
+def _layout_problem(found: int, layout: QrelsLayout, width_hints: Mapping[int, str]) -> str:
+    """Every line has `found` columns: the file is not in `layout`; say what it may be."""
+    problem = (
+        f"every line has {found} columns, not the {len(layout.columns)} of {layout.name} "
+        f"({layout.description})"
+    )
+    known = [other for other in LAYOUTS if len(other.columns) == found]
+    if known:
+        problem += f"; {found} columns are " + " or ".join(
+            f"{other.name} ({other.description})" for other in known
+        )
+    hint = width_hints.get(found)
+    return f"{problem}: {hint}" if hint else problem
 
 
 def _table_from_fields(

@@ -16,6 +16,7 @@ from tests.helpers import (
     make_campaign,
     make_documents,
     make_pool,
+    make_replanned_assignments,
 )
 
 pytestmark = pytest.mark.django_db
@@ -253,3 +254,39 @@ def test_bad_notes_are_4xx_and_store_nothing(assessor, assessor2, assignment):
     assert stranger.put(url + "d1/", {"text": "hi"}, format="json").status_code == 404
     assert stranger.get(url).status_code == 404
     assert not DocumentNote.objects.exists()
+
+
+def test_a_replan_leaves_the_assessor_her_judgments_and_notes_over_the_api(assessor):
+    replanned = make_replanned_assignments(assessor)
+    api = api_for(assessor)
+    listed = {row["topic"]["topic_id"]: row for row in api.get("/api/assignments/").json()}
+    for topic_id, mine in replanned.items():
+        assignment = mine["assignment"]
+        queue = set(assignment.queue().values_list("docno", flat=True))
+        row = listed[topic_id]
+        assert (row["judged"], row["total"]) == (len(mine["judged"]), len(queue | mine["judged"]))
+        judgments = api.get(f"/api/assignments/{assignment.pk}/judgments/").json()
+        assert {j["docno"] for j in judgments} == mine["judged"]
+        notes = {n["docno"]: n for n in api.get(f"/api/assignments/{assignment.pk}/notes/").json()}
+        assert {d: n["text"] for d, n in notes.items() if n["text"]} == {
+            docno: f"read {docno}" for docno in mine["judged"]
+        }
+        assert notes[mine["set_aside"]]["cannot_judge"] == "empty"
+
+    assignment = replanned["2"]["assignment"]
+    out = sorted(replanned["2"]["out"])[0]
+    revised = api.put(
+        f"/api/assignments/{assignment.pk}/judgments/{out}/", {"relevance": 0}, format="json"
+    )
+    assert (revised.status_code, revised.json()["relevance"]) == (200, 0)
+    noted = api.put(
+        f"/api/assignments/{assignment.pk}/notes/{out}/",
+        {"text": "on second thought"},
+        format="json",
+    )
+    assert (noted.status_code, noted.json()["text"]) == (200, "on second thought")
+    refused = api.put(
+        f"/api/assignments/{assignment.pk}/notes/{out}/", {"cannot_judge": "empty"}, format="json"
+    )
+    assert refused.status_code == 400
+    assert "you judged this document" in refused.json()["detail"]

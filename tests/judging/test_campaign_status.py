@@ -24,7 +24,7 @@ from judging.models import Assignment, Judgment, OverlapItem
 from judging.status import campaign_status
 from pooling.models import PoolEntry
 from pooling.services import pool_retire
-from tests.helpers import make_campaign, make_pool, make_user
+from tests.helpers import make_campaign, make_documents, make_pool, make_user
 
 pytestmark = pytest.mark.django_db
 RELEVANT = {"effectiveness": 3, "credibility": 1}
@@ -207,6 +207,43 @@ def test_the_command_in_text_and_with_an_unknown_campaign(campaign_setup, capsys
     assert "topic 3 has no assessor" in out
     with pytest.raises(CommandError, match="no campaign with slug 'nope'"):
         call_command("campaign_status", "--campaign", "nope")
+
+
+def test_documents_to_judge_without_text_are_an_alert_with_the_list(
+    campaign_setup, organiser_client, capsys
+):
+    campaign, pool = campaign_setup
+    # Texts for topics 1 and 2, one of them empty; topic 3's (w x y z) not loaded.
+    make_documents(campaign, [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(4)])
+    campaign.documents.create(docno="b4", title="A title", text="")
+    [alert] = campaign_status(campaign, today=TODAY).without_text
+    assert (alert.pool_id, alert.pool_name, alert.docnos) == (pool.pk, "pool", 5)
+
+    call_command("campaign_status", "--campaign", campaign.slug, "--format", "json")
+    listed = json.loads(capsys.readouterr().out)["alerts"]["without_text"]
+    assert listed == [{"pool": pool.pk, "name": "pool", "documents": 5}]
+    call_command("campaign_status", "--campaign", campaign.slug)
+    command = f"python manage.py export_pool --pool {pool.pk} --format without-text"
+    assert (
+        f"alert: pool {pool.pk} (pool): 5 documents to judge without text; list them with "
+        + (command)
+        in capsys.readouterr().out
+    )
+    call_command(*command.split()[2:])
+    assert capsys.readouterr().out == "b4\nw\nx\ny\nz\n"
+
+    page = organiser_client.get(reverse("judging:campaign_dashboard", args=[campaign.slug]))
+    alert_line = page.content.decode().split(f'data-without-text="{pool.pk}">')[1].split("</li>")[0]
+    assert "5 documents to judge have no text loaded" in alert_line
+    download = reverse("pooling:pool_export", args=[campaign.slug, pool.pk, "without-text"])
+    assert download in alert_line
+    assert b"".join(organiser_client.get(download).streaming_content) == b"b4\nw\nx\ny\nz\n"
+
+    # Documents not drawn, or taken out of the plan, are nobody's work: no alert for them.
+    campaign.documents.filter(docno="b4").update(text="Loaded at last.")
+    pool.entries.filter(docno__in=["w", "x"]).update(sampled=False)
+    pool.entries.filter(docno__in=["y", "z"]).update(retired=True)
+    assert campaign_status(campaign, today=TODAY).without_text == []
 
 
 def test_without_any_judgment_nothing_is_forecast():

@@ -8,6 +8,7 @@ the organiser, shown in the document's history and on the adjudication page.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -18,7 +19,7 @@ from judging.models import Assignment, DocumentNote, Judgment
 from judging.status import campaign_status
 from pooling.selectors import campaign_budget
 from scoring.selectors import qrels_file
-from tests.helpers import make_campaign, make_documents, make_pool
+from tests.helpers import make_campaign, make_documents, make_pool, make_replanned_assignments
 from workbench.core.label_schema import DEFAULT_LABEL_SCHEMA, schema_problems
 
 pytestmark = pytest.mark.django_db
@@ -166,6 +167,43 @@ def test_the_organiser_sees_the_list_and_gives_the_document_back(
     note = DocumentNote.objects.get()
     assert (note.cannot_judge, note.text) == ("", "scanned upside down")
     assert assignment.next_unjudged().docno == "d1"
+
+
+def test_a_set_aside_document_a_replan_dropped_is_shown_so_and_not_given_back(
+    client, organiser, assessor, capsys
+):
+    replanned = make_replanned_assignments(assessor)
+    dropped, kept = replanned["2"]["set_aside"], replanned["1"]["set_aside"]
+    assert replanned["2"]["dropped"]
+    assert not replanned["1"]["dropped"]
+    campaign = replanned["1"]["assignment"].topic.campaign
+    listed = {note.docno: note for note in campaign_status(campaign).set_aside}
+    assert (listed[dropped].in_queue, listed[kept].in_queue) == (False, True)
+
+    client.force_login(organiser)
+    dashboard = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    page = client.get(dashboard).content.decode()
+    rows = {
+        docno: re.search(rf'<tr data-set-aside="{docno}".*?</tr>', page, re.S).group()
+        for docno in (dropped, kept)
+    }
+    assert "no longer in the plan" in rows[dropped]
+    assert "Give back" not in rows[dropped]
+    assert "no longer in the plan" not in rows[kept]
+    assert "Give back" in rows[kept]
+    call_command("campaign_status", "--campaign", campaign.slug)
+    assert f"{dropped} (alice, empty or no text); no longer in the plan" in capsys.readouterr().out
+
+    def give_back(docno: str) -> str:
+        note = DocumentNote.objects.get(docno=docno, cannot_judge="empty")
+        url = reverse("judging:note_give_back", args=[campaign.slug, note.pk])
+        return client.post(url, follow=True).content.decode()
+
+    said = give_back(dropped)
+    assert f"{dropped} is no longer in alice&#x27;s queue for topic 2" in said
+    assert "is back in" not in said
+    assert f"{kept} is back in alice&#x27;s queue for topic 1." in give_back(kept)
+    assert not DocumentNote.objects.exclude(cannot_judge="").exists()
 
 
 def test_the_command_lists_what_cannot_be_judged(assessor_client, assignment, capsys):

@@ -143,6 +143,31 @@ def test_import_aspect_qrels(tmp_path: Path):
     ]
 
 
+def test_import_qrels_of_nists_six_columns_says_which_flag_reads_them(tmp_path: Path):
+    make_campaign()
+    lines = "".join(f"30{t} 0 d{d} 1 2 0\n" for t in (1, 2) for d in range(2000))
+    path = _write(tmp_path, "qrels_raw", lines)
+    with pytest.raises(CommandError) as caught:
+        call("import_qrels", "--campaign", "trec-x", "--assessor", "nist", str(path))
+    assert str(caught.value) == (
+        f"rejected, nothing stored:\n{path}:1: every line has 6 columns, not the 4 of qrels "
+        "(topic iter docno rel); 6 columns are qrels_threeaspects (topic iter docno a1 a2 a3): "
+        "read it with --format aspects"
+    )
+    assert not User.objects.filter(username="nist").exists()
+    call(
+        "import_qrels",
+        "--campaign",
+        "trec-x",
+        "--assessor",
+        "nist",
+        "--format",
+        "aspects",
+        str(path),
+    )
+    assert Judgment.objects.count() == 4000
+
+
 def test_bad_qrels_store_nothing_with_file_and_line(tmp_path: Path):
     make_campaign()
     path = _write(tmp_path, "qrels.txt", "301 0 d1 2\n\n999 0 d2 1\n301 0 d3 5\n")

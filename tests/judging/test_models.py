@@ -1,4 +1,5 @@
-"""Assignments' progress, counted for a whole list in one query."""
+"""Assignments' progress, counted for a whole list in one query, and what an assessor
+judged in one, whatever a re-plan did to the sample."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.urls import reverse
 from judging import services
 from judging.core.overlap import OverlapSpec
 from judging.models import Assignment
-from tests.helpers import make_campaign, make_pool, make_user
+from tests.helpers import make_campaign, make_pool, make_replanned_assignments, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +105,25 @@ def test_the_organisers_assignment_page_costs_the_same_queries_whatever_their_nu
     services.overlap_assign(pool=pool, spec=OverlapSpec(k=2, fraction=0.5), assessors=[ann, ben])
     assert Assignment.objects.filter(pool=pool).count() == 4
     assert queries() == one
+
+
+def test_what_an_assessor_judged_stays_hers_whatever_a_replan_does_to_the_sample(assessor):
+    """Topic 1's re-plan drew fewer documents, topic 2's pooled fewer: judged
+    documents left the queue in both, and still count as hers."""
+    replanned = make_replanned_assignments(assessor)
+    for topic_id, mine in replanned.items():
+        assignment = mine["assignment"]
+        assert mine["out"], f"topic {topic_id}: the re-plan took no judged document out"
+        queue = set(assignment.queue().values_list("docno", flat=True))
+        assert set(assignment.judgments().values_list("docno", flat=True)) == mine["judged"]
+        assert assignment.progress() == (len(mine["judged"]), len(queue | mine["judged"]))
+        [listed] = Assignment.objects.filter(pk=assignment.pk).list_with_progress()
+        assert (listed.judged, listed.total) == assignment.progress()
+        for docno in mine["out"]:
+            entry = assignment.entry_of(docno)
+            assert (entry.docno, entry.position) == (docno, None)
+        assert {n.docno for n in assignment.notes()} >= mine["judged"] | {mine["set_aside"]}
+    # A document of the topic never in her queue, and never judged by her, is not hers.
+    first = replanned["1"]["assignment"]
+    never = first.entries().filter(sampled=False).exclude(docno__in=replanned["1"]["judged"])
+    assert first.entry_of(never.first().docno) is None

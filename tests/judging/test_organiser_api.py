@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from judging import services
 from judging.models import Adjudication, Assignment, Judgment, PoolPolicy
 from pooling.models import Pool
-from tests.helpers import make_campaign, make_pool, make_user
+from tests.helpers import make_campaign, make_pool, make_pool_with_outsiders, make_user
 from workbench.core.label_schema import SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,7 @@ def test_assigning_unknown_topics_or_accounts_is_a_400(api, pool):
     assert response.status_code == 400
     assert response.json() == {
         "topics": ["no such topic: 999"],
-        "assessors": ["no such assessor: zed"],
+        "assessors": ["zed: no such account"],
     }
     assert not Assignment.objects.exists()
 
@@ -84,7 +84,8 @@ def test_a_second_primary_assessor_is_refused(api, pool, assessor, assessor2):
 
 
 def test_overlap_preview_and_assign(api, pool, assessor, assessor2):
-    services.assignments_create(pool=pool, topics=pool.campaign.topics.all(), assessors=[assessor])
+    topics = pool.campaign.topics.all()
+    services.assignments_create(pool=pool, topics=topics, assessors=[assessor, assessor2])
     preview = api.get(f"/api/pools/{pool.pk}/overlap/", {"k": 2, "topics": "301"})
     assert preview.status_code == 200, preview.json()
     assert preview.json()["cost"] == {
@@ -104,7 +105,8 @@ def test_overlap_preview_and_assign(api, pool, assessor, assessor2):
 def test_overlap_past_the_budget_needs_confirming(api, pool, assessor, assessor2):
     pool.campaign.judgment_budget = 1
     pool.campaign.save()
-    services.assignments_create(pool=pool, topics=pool.campaign.topics.all(), assessors=[assessor])
+    topics = pool.campaign.topics.all()
+    services.assignments_create(pool=pool, topics=topics, assessors=[assessor, assessor2])
     response = api.post(f"/api/pools/{pool.pk}/overlap/", {"k": 2}, format="json")
     assert response.status_code == 409
     assert "Confirm to go past the budget" in response.json()["detail"]
@@ -114,7 +116,30 @@ def test_overlap_past_the_budget_needs_confirming(api, pool, assessor, assessor2
 def test_overlap_with_an_unknown_assessor_is_a_400(api, pool):
     response = api.get(f"/api/pools/{pool.pk}/overlap/", {"k": 2, "assessors": "zed"})
     assert response.status_code == 400
-    assert response.json() == {"assessors": ["no active assessor named zed"]}
+    assert response.json() == {"assessors": ["zed: no such account"]}
+
+
+def test_overlap_and_assignments_go_only_to_the_campaigns_assessors_who_can_log_in(api, tmp_path):
+    pool = make_pool_with_outsiders(tmp_path)
+    preview = api.get(f"/api/pools/{pool.pk}/overlap/", {"k": 2, "fraction": 0.1, "seed": 0})
+    assert set(preview.json()["cost"]["per_assessor"]) == {"ann", "ben"}
+    refused = api.get(f"/api/pools/{pool.pk}/overlap/", {"k": 2, "assessors": ["dora", "nist"]})
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "assessors": [
+            "dora: an assessor of another campaign (theirs)",
+            "nist: the account cannot log in (no password: set one in the admin first)",
+        ]
+    }
+    again = make_pool(pool.campaign, {"1": ["d1"]}, name="again")
+    response = api.post(
+        f"/api/pools/{again.pk}/assignments/",
+        {"topics": ["1"], "assessors": ["nist"]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "nist: the account cannot log in" in response.json()["assessors"][0]
+    assert not Assignment.objects.filter(pool=again).exists()
 
 
 def test_import_judgments_from_a_file(api, pool, assessor):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
@@ -11,7 +13,13 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kap
 from judging import services
 from judging.models import Adjudication, Assignment, OverlapItem, PoolPolicy
 from pooling.models import BudgetOverrun
-from tests.helpers import make_campaign, make_documents, make_pool, make_user
+from tests.helpers import (
+    make_campaign,
+    make_documents,
+    make_pool,
+    make_pool_with_outsiders,
+    make_user,
+)
 
 pytestmark = pytest.mark.django_db
 RELEVANT = {"effectiveness": 3, "credibility": 1}
@@ -41,18 +49,42 @@ def pool():
     return pool
 
 
+def ben_and_cat() -> list[int]:
+    """The assessors to tick: they hold no assignment in the pool yet (only ann does)."""
+    return list(User.objects.filter(username__in=["ben", "cat"]).values_list("pk", flat=True))
+
+
 def test_overlap_preview_shows_the_cost_and_assign_creates_it(organiser_client, pool):
     url = reverse("judging:pool_overlap", args=[pool.pk])
-    preview = organiser_client.get(url, {"k": "2", "fraction": "0.5", "seed": "3"})
+    fields = {"k": "2", "fraction": "0.5", "seed": "3", "assessors": ben_and_cat()}
+    preview = organiser_client.get(url, fields)
     page = preview.content.decode()
     assert "This plan costs 6 extra judgments" in page
     assert not OverlapItem.objects.exists()
-    response = organiser_client.post(url, {"k": "2", "fraction": "0.5", "seed": "3"}, follow=True)
+    response = organiser_client.post(url, fields, follow=True)
     assert "Assigned 6 overlap judgments." in response.content.decode()
     assert OverlapItem.objects.count() == 6
     assert set(
         Assignment.objects.filter(kind="overlap").values_list("assessor__username", flat=True)
     ) <= {"ben", "cat"}
+
+
+def test_overlap_with_none_ticked_goes_to_the_pools_assessors_only(organiser_client, tmp_path):
+    """Not to another campaign's assessor, the account import_qrels made, nor an account
+    holding no assignment in the pool; the forms offer only those who may be given work."""
+    pool = make_pool_with_outsiders(tmp_path)
+    url = reverse("judging:pool_overlap", args=[pool.pk])
+    fields = {"k": "2", "fraction": "0.1", "seed": "0"}
+    page = organiser_client.get(url, fields).content.decode()
+    assert "none ticked: this pool's assessors, ann, ben" in page
+    offered = set(re.findall(r'name="assessors" value="\d+"> (\w+)', page))
+    assert offered == {"ann", "ben", "cat"}
+    organiser_client.post(url, fields)
+    extra = Assignment.objects.filter(pool=pool, kind=Assignment.OVERLAP)
+    assert set(extra.values_list("assessor__username", flat=True)) == {"ann", "ben"}
+    assign_page = organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk]))
+    offered = re.findall(r'name="assessors" value="\d+"> (\w+)', assign_page.content.decode())
+    assert offered == ["ann", "ben", "cat"]
 
 
 def test_overlap_preview_keeps_the_ticked_assessors_and_topics(organiser_client, pool):
@@ -81,7 +113,7 @@ def test_overlap_past_the_budget_is_compared_and_needs_confirmation(organiser_cl
     campaign.judgment_budget = 26  # 24 judgments made: 2 left
     campaign.save()
     url = reverse("judging:pool_overlap", args=[pool.pk])
-    fields = {"k": "2", "fraction": "0.5", "seed": "3"}
+    fields = {"k": "2", "fraction": "0.5", "seed": "3", "assessors": ben_and_cat()}
     page = organiser_client.get(url, fields).content.decode()
     assert "Budget 26: 24 judgments made, <strong>2</strong> left." in page
     assert "This plan is 4 over what is left." in page
@@ -98,7 +130,7 @@ def test_overlap_past_the_budget_is_compared_and_needs_confirmation(organiser_cl
 
 def test_overlap_errors_are_shown(organiser_client, pool):
     page = organiser_client.get(
-        reverse("judging:pool_overlap", args=[pool.pk]), {"k": "9"}
+        reverse("judging:pool_overlap", args=[pool.pk]), {"k": "9", "assessors": ben_and_cat()}
     ).content.decode()
     assert (
         'class="errors" role="alert">K=9 needs 8 assessors besides the primary of topic '

@@ -1,13 +1,14 @@
-"""Frames read from the ORM, overlap assignment, and adjudications."""
+"""Who may be given work, frames read from the ORM, overlap assignment, and adjudications."""
 
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 
 from judging import selectors, services
 from judging.core.overlap import OverlapPlanError, OverlapSpec
 from judging.models import Adjudication, Assignment, OverlapItem, PoolPolicy
-from tests.helpers import make_campaign, make_pool, make_user
+from tests.helpers import make_campaign, make_pool, make_pool_with_outsiders, make_user
 from workbench.core.label_schema import LabelError
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +26,31 @@ def setup():
     services.assignments_create(pool=pool, topics=topics[:1], assessors=[users[0]])
     services.assignments_create(pool=pool, topics=topics[1:], assessors=[users[1]])
     return pool, users
+
+
+def test_work_goes_to_the_campaigns_assessors_and_new_accounts_that_can_log_in(tmp_path):
+    pool = make_pool_with_outsiders(tmp_path)
+    eligible = selectors.eligible_assessors(pool.campaign)
+    assert [user.username for user in eligible] == ["ann", "ben", "cat"]
+    assert [user.username for user in selectors.pool_assessors(pool)] == ["ann", "ben"]
+    make_user("olivia", organiser=True)
+    outsiders = list(User.objects.filter(username__in=["dora", "nist", "olivia"]))
+    assert selectors.assessor_refusals(pool.campaign, outsiders) == {
+        "dora": "an assessor of another campaign (theirs)",
+        "nist": "the account cannot log in (no password: set one in the admin first)",
+        "olivia": "an organiser, not an assessor",
+    }
+    for outsider in outsiders:
+        with pytest.raises(services.AssignmentError, match=outsider.username):
+            services.overlap_assign(pool=pool, spec=OverlapSpec(k=2), assessors=[outsider])
+    topic = pool.campaign.topics.get(topic_id="1")
+    with pytest.raises(services.AssignmentError, match="nist: the account cannot log in"):
+        services.assignments_create(
+            pool=make_pool(pool.campaign, {"1": ["d1"]}, name="again"),
+            topics=[topic],
+            assessors=User.objects.filter(username="nist"),
+        )
+    assert not Assignment.objects.filter(assessor__username__in=["dora", "nist"], pool=pool)
 
 
 def test_judgments_frame_spreads_aspects_and_marks_primaries(setup):

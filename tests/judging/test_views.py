@@ -15,6 +15,7 @@ from tests.helpers import (
     make_campaign,
     make_documents,
     make_pool,
+    make_replanned_assignments,
 )
 
 pytestmark = pytest.mark.django_db
@@ -195,6 +196,69 @@ def test_judged_list_links_to_reopen_each_document(assessor_client, assignment):
     ).content.decode()
     assert "Relevance: Highly relevant · Effectiveness: Effective · Credibility: Credible" in page
     assert judge_url(assignment, 3) in page
+
+
+def test_a_replan_leaves_the_assessor_every_label_she_made_to_see_and_revise(
+    assessor_client, assessor
+):
+    replanned = make_replanned_assignments(assessor)
+    home = assessor_client.get(reverse("judging:assessor_home")).content.decode()
+    for mine in replanned.values():
+        queue = set(mine["assignment"].queue().values_list("docno", flat=True))
+        assert f"{len(mine['judged'])} / {len(queue | mine['judged'])} judged" in home
+
+    mine = replanned["1"]
+    assignment = mine["assignment"]
+    listed = assessor_client.get(reverse("judging:judged_list", args=[assignment.pk]))
+    page = listed.content.decode()
+    assert all(docno in page for docno in mine["judged"])
+    out = sorted(mine["out"])[0]
+    reopen = reverse("judging:judge_document", args=[assignment.pk, out])
+    assert reopen in page
+
+    shown = assessor_client.get(reopen).content.decode()
+    assert "took this document out of your queue" in shown
+    assert "You judged this document before" in shown
+    assert f"read {out}" in shown  # her note
+    response = assessor_client.post(reopen, {"relevance": "0"})
+    assert response.status_code == 302
+    revised = Judgment.objects.get(assessor=assessor, topic=assignment.topic, docno=out)
+    assert revised.relevance == 0
+    assert JudgmentEvent.objects.filter(docno=out, action=JudgmentEvent.UPDATE).exists()
+
+    undone = assessor_client.post(
+        reverse("judging:judge_undo", args=[assignment.pk]), headers={"HX-Request": "true"}
+    )
+    assert undone.headers["HX-Push-Url"] == reopen  # the same document, shown again
+    revised.refresh_from_db()
+    assert revised.relevance == 1
+
+    # One still in the queue opens at its place in it.
+    kept = sorted(mine["judged"] - mine["out"])[0]
+    position = assignment.queue().get(docno=kept).position
+    by_docno = reverse("judging:judge_document", args=[assignment.pk, kept])
+    assert assessor_client.get(by_docno).url == judge_url(assignment, position)
+
+
+def test_a_set_aside_document_a_replan_dropped_is_listed_as_out_of_the_queue(
+    assessor_client, assessor
+):
+    replanned = make_replanned_assignments(assessor)
+    mine = replanned["2"]
+    assert mine["dropped"]
+    page = assessor_client.get(
+        reverse("judging:judged_list", args=[mine["assignment"].pk])
+    ).content.decode()
+    row = re.search(rf'<tr data-set-aside="{mine["set_aside"]}">.*?</tr>', page, re.S).group()
+    assert "No longer in your queue" in row
+    assert "Reopen to judge" not in row
+
+
+def test_only_the_assessors_own_documents_open_by_docno(assessor_client, assignment):
+    url = reverse("judging:judge_document", args=[assignment.pk, "d9"])  # another topic's
+    assert assessor_client.get(url).status_code == 404
+    unjudged = reverse("judging:judge_document", args=[assignment.pk, "d2"])
+    assert assessor_client.get(unjudged).url == judge_url(assignment, 2)
 
 
 def test_done_page_when_everything_is_judged(assessor_client, assignment):

@@ -177,6 +177,21 @@ def test_a_team_withdraws_its_run_over_the_api(api, campaign, team):
     assert set(Run.objects.values_list("tag", flat=True)) == {"alpha2", "rival1"}
 
 
+def test_a_participant_withdraws_a_run_by_the_id_the_api_gave(api, team, client, participant):
+    """Using only the API: the id comes from the upload's answer and from the list."""
+    posted = post_run(api, team, "alpha1.txt", run_text("alpha1", ROWS)).json()
+    post_run(api, team, "alpha2.txt", run_text("alpha2", ROWS))
+    listed = {run["tag"]: run["id"] for run in api.get(runs_url(team)).json()}
+    assert listed["alpha1"] == posted["id"] == Run.objects.get(tag="alpha1").pk
+    assert api.delete(f"{runs_url(team)}{posted['id']}/").status_code == 204
+    assert [run["tag"] for run in api.get(runs_url(team)).json()] == ["alpha2"]
+    client.force_login(participant)
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    described = schema["components"]["schemas"]["TeamRun"]
+    assert "id" in described["required"]
+    assert described["properties"]["id"]["type"] == "integer"
+
+
 def test_an_organisers_run_is_not_the_teams(api, campaign, team):
     make_run(campaign, "baseline", ROWS)
     assert api.get(runs_url(team)).json() == []

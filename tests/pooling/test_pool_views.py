@@ -16,7 +16,7 @@ from pooling import selectors, services
 from pooling.core.spec import PoolSpec, Stratum
 from pooling.core.strategies import write_pool_tsv
 from pooling.models import BudgetOverrun, Pool
-from tests.helpers import make_campaign, make_run
+from tests.helpers import make_campaign, make_documents, make_run
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -194,6 +194,36 @@ def test_build_from_the_page_is_a_job_that_links_the_pool(
         )
     assert htmx.status_code == 204
     assert htmx.headers["HX-Redirect"].startswith("/jobs/")
+
+
+def test_documents_to_judge_without_text_are_said_before_anyone_is_assigned(
+    organiser_client, campaign, django_capture_on_commit_callbacks
+):
+    make_documents(campaign, ["d1", "d2"])
+    campaign.documents.create(docno="d3", title="Only a title", text="")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = organiser_client.post(new_url(campaign), {"depth": "2", "order": "docno"})
+    # Depth 2 draws d1 d2 d3 d5 for topic 1 and e1 e2 e3 for topic 2.
+    job = Job.objects.get()
+    assert job.result["without_text"] == 5
+    job_page = organiser_client.get(response.url).content.decode()
+    assert "5 documents to judge without text: load their texts before assigning" in job_page
+
+    pool = Pool.objects.get()
+    page = organiser_client.get(reverse("pooling:pool_detail", args=[campaign.slug, pool.pk]))
+    assert "5 of the 7 documents to judge have no text loaded" in page.content.decode()
+    download = reverse("pooling:pool_export", args=[campaign.slug, pool.pk, "without-text"])
+    assert download in page.content.decode()
+    listed = b"".join(organiser_client.get(download).streaming_content).decode().split()
+    assert listed == ["d3", "d5", "e1", "e2", "e3"]
+    assign = organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk]))
+    assert "5 documents to judge in this pool have no text loaded" in assign.content.decode()
+    detail = organiser_client.get(f"/api/pools/{pool.pk}/").json()
+    assert detail["without_text"] == listed
+
+    make_documents(campaign, listed)
+    page = organiser_client.get(reverse("pooling:pool_detail", args=[campaign.slug, pool.pk]))
+    assert "no text loaded" not in page.content.decode()
 
 
 def test_a_bad_spec_builds_nothing(organiser_client, campaign):

@@ -170,6 +170,30 @@ def test_nothing_judged_is_a_notice_not_an_error(organiser_client):
     assert "nothing is judged" in page.context["notice"].lower()
 
 
+def test_a_pool_with_no_runs_says_no_runs_yet_on_the_page_and_the_api(
+    organiser_client, organiser, tmp_path
+):
+    """A pool of judgments imported from a qrels file, in a campaign without runs."""
+    campaign = make_campaign()
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("301 0 d1 1\n301 0 d2 0\n")
+    call_command(
+        "import_qrels", "--campaign", campaign.slug, "--assessor", "nist", "--make-pool",
+        "nist", str(qrels), stdout=io.StringIO(),
+    )  # fmt: skip
+    pool = campaign.pools.get()
+    page = organiser_client.get(leaderboard_url(pool))
+    assert page.status_code == 200
+    assert page.context["notice"].startswith("No runs yet")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
+    answer = api.get(f"/api/pools/{pool.pk}/leaderboard/", {"measure": "map"})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["detail"].startswith("no runs yet")
+    assert (body["measure"], body["runs"], body["pairs"]) == ("map", [], [])
+
+
 def test_the_api_gives_the_command_json(organiser, assessor, pool, tmp_path):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")

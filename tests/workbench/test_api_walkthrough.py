@@ -1,5 +1,6 @@
 """docs/api.md, run as written: its shell steps through manage.py, then its Python
-blocks in order against a live server, from an empty database to a qrels bundle."""
+blocks in order against a live server, on the database `make run` leaves (migrated,
+the demo loaded), to a qrels bundle."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def run_shell_line(line: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_walkthrough_runs_as_written(live_server, monkeypatch, tmp_path, capsys):
+def test_the_walkthrough_runs_as_written_after_make_run(live_server, monkeypatch, tmp_path, capsys):
+    call_command("load_demo", stdout=io.StringIO())  # as `make run` does, before serving
     keys: dict[str, str] = {}
     exported = set()
     for block in code_blocks("sh"):
@@ -64,7 +66,7 @@ def test_the_walkthrough_runs_as_written(live_server, monkeypatch, tmp_path, cap
     printed = capsys.readouterr().out
     assert "Documents from docs.tsv: 6 created, 0 updated." in printed
     assert "expected 6 columns (topic Q0 docno rank score tag), found 4" in printed
-    assert (tmp_path / "demo-qrels.zip").exists()
+    assert (tmp_path / "coffee-tea-qrels.zip").exists()
     # Alice judged both topics to the end; bob's second opinion left two to settle.
     assert "('401', 'alice', 4, 4), ('402', 'alice', 4, 4)" in printed
     assert "401 D2 {'alice': 2, 'bob': 0}" in printed

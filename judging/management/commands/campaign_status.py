@@ -51,9 +51,16 @@ class Command(WorkbenchCommand):
             self.stdout.write(f"alert: topic {topic} has no assessor")
         for name, why in status.assessor_alerts.items():
             self.stdout.write(f"alert: {name}: {why}")
+        for pool in status.without_text:
+            self.stdout.write(
+                f"alert: pool {pool.pool_id} ({pool.pool_name}): {pool.docnos:,} document"
+                f"{'s' if pool.docnos != 1 else ''} to judge without text; list them with "
+                f"python manage.py export_pool --pool {pool.pool_id} --format without-text"
+            )
         for note in status.set_aside:
             said = f": {note.text}" if note.text else ""
+            out = "" if note.in_queue else "; no longer in the plan: a re-plan took it out"
             self.stdout.write(
                 f"cannot judge: topic {note.topic_id} {note.docno} ({note.assessor}, "
-                f"{note.reason.lower()}{said})"
+                f"{note.reason.lower()}{said}){out}"
             )

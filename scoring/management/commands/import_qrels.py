@@ -36,8 +36,16 @@ class Command(WorkbenchCommand):
         path = existing_file(options["file"])
         data = path.read_bytes()
         layout = LAYOUTS[options["format"]]
+        # A file of the other layout is one problem that names the flag reading it.
+        hints = {
+            len(other.columns): f"read it with --format {flag}"
+            for flag, other in LAYOUTS.items()
+            if other is not layout
+        }
         try:
-            frame = read_qrels(data, name=str(path), layout=layout, with_lines=True)
+            frame = read_qrels(
+                data, name=str(path), layout=layout, with_lines=True, width_hints=hints
+            )
         except InputError as error:
             raise CommandError(f"rejected, nothing stored:\n{error}") from None
         aspects = campaign.schema.aspect_ids

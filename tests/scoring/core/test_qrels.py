@@ -54,6 +54,21 @@ def test_every_bad_line_is_reported_with_file_and_line():
     ]
 
 
+def test_a_file_of_another_layout_is_one_problem_that_names_it():
+    """NIST's qrels_raw (topic iter docno rel eff cred) read as plain qrels: one
+    problem, not one per line, with what reads six columns."""
+    raw = b"# NIST\n" + b"".join(b"%d 0 doc%d 1 2 0\n" % (t, d) for t in (1, 2) for d in range(500))
+    assert _problems(raw) == [
+        "qrels.txt:2: every line has 6 columns, not the 4 of qrels (topic iter docno rel); "
+        "6 columns are qrels_threeaspects (topic iter docno a1 a2 a3)"
+    ]
+    with pytest.raises(InputError) as caught:
+        read_qrels(raw, name="raw", width_hints={6: "read it with --format aspects"})
+    [problem] = caught.value.problems
+    assert str(problem).endswith("(topic iter docno a1 a2 a3): read it with --format aspects")
+    assert len(read_qrels(raw, layout=THREE_ASPECT_QRELS)) == 1000
+
+
 def test_labels_may_have_a_sign_and_leading_zeros_as_atol_reads_them():
     frame = read_qrels(b"1 0 a +1\n1 0 b -0002\n1 0 c 007\n1 0 d +0\n")
     assert frame["relevance"].tolist() == [1, -2, 7, 0]

@@ -93,7 +93,9 @@ def test_help_lists_the_measures_of_the_format(tmp_path):
         (
             ["-R", "qrels_threeaspects"],
             TWO,
-            "qrels:1: expected 6 columns (topic iter docno a1 a2 a3), found 5",
+            # Every line of the other layout: one problem that names the layout it is.
+            "qrels:1: every line has 5 columns, not the 6 of qrels_threeaspects (topic iter "
+            "docno a1 a2 a3); 5 columns are qrels_twoaspects (topic iter docno a1 a2)",
         ),
         (["-R", "qrels_twoaspects"], "1 0 a 1 -\n", "qrels:1: aspect_2 '-' is not an integer"),
     ],
