@@ -41,18 +41,15 @@ def eligible_assessors(campaign: Campaign) -> QuerySet[User]:
 
     Assessor accounts (`workbench.roles.assessor_accounts`: neither organisers nor
     participants) that are active and can log in (a usable password: not the accounts
-    `import_qrels` makes for a file's judgments), and that are the campaign's (hold an
-    assignment in one of its pools) or nobody's yet (no assignment anywhere: a new
-    account, which its first assignment brings in). Another campaign's assessors are
-    not given this one's work.
+    `import_qrels` makes for a file's judgments). An assessor of another campaign may
+    be chosen by name (assessors often judge for several tracks); what "every
+    assessor" means without a choice is `pool_assessors`, the pool's own.
     """
-    theirs = Assignment.objects.filter(assessor=OuterRef("pk"))
     return (
         assessor_accounts()
         .filter(is_active=True)
         .exclude(password__startswith=UNUSABLE_PASSWORD_PREFIX)
         .exclude(password="")
-        .filter(Exists(theirs.filter(pool__campaign=campaign)) | ~Exists(theirs))
         .order_by("username")
     )
 
@@ -76,11 +73,6 @@ def assessor_refusals(campaign: Campaign, accounts: Sequence[User]) -> dict[str,
             "pk", flat=True
         )
     )
-    elsewhere = dict(
-        Assignment.objects.filter(assessor__in=refused)
-        .exclude(pool__campaign=campaign)
-        .values_list("assessor_id", "pool__campaign__slug")
-    )
     reasons = {}
     for account in refused:
         if is_organiser(account) or account.is_staff or account.is_superuser:
@@ -91,8 +83,6 @@ def assessor_refusals(campaign: Campaign, accounts: Sequence[User]) -> dict[str,
             reason = "the account is deactivated"
         elif not account.has_usable_password():
             reason = "the account cannot log in (no password: set one in the admin first)"
-        elif account.pk in elsewhere:
-            reason = f"an assessor of another campaign ({elsewhere[account.pk]})"
         else:
             reason = "not an assessor of this campaign"
         reasons[account.username] = reason

@@ -71,20 +71,20 @@ def test_overlap_preview_shows_the_cost_and_assign_creates_it(organiser_client, 
 
 def test_overlap_with_none_ticked_goes_to_the_pools_assessors_only(organiser_client, tmp_path):
     """Not to another campaign's assessor, the account import_qrels made, nor an account
-    holding no assignment in the pool; the forms offer only those who may be given work."""
+    holding no assignment in the pool; the forms offer the assessors who can log in."""
     pool = make_pool_with_outsiders(tmp_path)
     url = reverse("judging:pool_overlap", args=[pool.pk])
     fields = {"k": "2", "fraction": "0.1", "seed": "0"}
     page = organiser_client.get(url, fields).content.decode()
     assert "none ticked: this pool's assessors, ann, ben" in page
     offered = set(re.findall(r'name="assessors" value="\d+"> (\w+)', page))
-    assert offered == {"ann", "ben", "cat"}
+    assert offered == {"ann", "ben", "cat", "dora"}
     organiser_client.post(url, fields)
     extra = Assignment.objects.filter(pool=pool, kind=Assignment.OVERLAP)
     assert set(extra.values_list("assessor__username", flat=True)) == {"ann", "ben"}
     assign_page = organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk]))
     offered = re.findall(r'name="assessors" value="\d+"> (\w+)', assign_page.content.decode())
-    assert offered == ["ann", "ben", "cat"]
+    assert offered == ["ann", "ben", "cat", "dora"]
 
 
 def test_overlap_preview_keeps_the_ticked_assessors_and_topics(organiser_client, pool):
