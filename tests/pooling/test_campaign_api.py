@@ -9,8 +9,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging import services as judging_services
+from judging.models import Adjudication, Judgment
 from pooling import services
-from pooling.label_schema import SCHEMA_PRESETS
+from pooling.label_schema import MAX_GRADE, SCHEMA_PRESETS
 from pooling.models import Campaign, Document, Run
 from pooling.spec import PoolSpec
 from tests.helpers import make_campaign, make_pool, make_run, run_text
@@ -63,6 +64,57 @@ def test_a_custom_schema_is_checked_as_the_page_checks_it(api):
     assert response.status_code == 400
     assert "custom_schema" in response.json()
     assert not Campaign.objects.exists()
+
+
+def _schema_with_top_grade(value: int) -> dict:
+    schema = SCHEMA_PRESETS["binary"].schema()
+    schema["relevance"]["grades"][1]["value"] = value
+    return schema
+
+
+@pytest.mark.parametrize("value", [MAX_GRADE + 1, 2**31, 10**30])
+def test_a_schema_with_a_grade_the_database_cannot_store_is_refused(api, value):
+    response = api.post(
+        "/api/campaigns/",
+        {"name": "X", "slug": "x", "label_schema": _schema_with_top_grade(value)},
+        format="json",
+    )
+    assert response.status_code == 400
+    [reason] = response.json()["custom_schema"]
+    assert f"at most {MAX_GRADE}" in reason
+    assert not Campaign.objects.exists()
+
+
+def test_the_largest_grade_a_schema_may_declare_is_stored_and_read_back(api, assessor):
+    from django.db import connection
+
+    # The bound is the judgment table's: smallint on PostgreSQL, checked here on each database.
+    assert connection.ops.integer_field_range("SmallIntegerField")[1] >= MAX_GRADE
+    created = api.post(
+        "/api/campaigns/",
+        {"name": "X", "slug": "x", "label_schema": _schema_with_top_grade(MAX_GRADE)},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    campaign = Campaign.objects.get()
+    services.topics_import(campaign=campaign, data=b"301\tTitle\n", name="topics.tsv")
+    pool = make_pool(campaign, {"301": ["d1"]})
+    [assignment] = judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    )
+    judging_services.judgment_submit(
+        assignment=assignment, docno="d1", relevance=MAX_GRADE, aspects={}, seconds=1
+    )
+    judging_services.adjudication_record(
+        topic=campaign.topics.get(),
+        docno="d1",
+        relevance=MAX_GRADE,
+        aspects={},
+        reason="",
+        decided_by=assessor,
+    )
+    assert Judgment.objects.get().relevance == MAX_GRADE
+    assert Adjudication.objects.get().relevance == MAX_GRADE
 
 
 def test_a_taken_slug_is_refused_with_the_forms_words(api):
