@@ -198,3 +198,29 @@ def test_assessors_see_no_leaderboard_or_picture(assessor_client, pool):
     assert assessor_client.get(leaderboard_url(pool)).status_code == 403
     plot = reverse("scoring:leaderboard_plot", args=[pool.pk, "box"])
     assert assessor_client.get(plot).status_code == 403
+
+
+def test_a_run_tag_that_looks_like_mathtext_is_drawn_as_written(organiser_client):
+    from judging import services as judging
+    from judging.judgment_files import ImportedJudgment
+    from pooling.label_schema import SCHEMA_PRESETS
+    from tests.helpers import make_run
+
+    tag = "$\\immediate\\write18{id}$"
+    campaign = make_campaign(
+        "dl", topics=("1", "2"), label_schema=SCHEMA_PRESETS["binary"].schema()
+    )
+    make_run(campaign, tag, {"1": ["d1", "d2"], "2": ["d3", "d4"]})
+    make_run(campaign, "bm25", {"1": ["d2", "d1"], "2": ["d4", "d3"]})
+    pool = make_pool(campaign, {"1": ["d1", "d2"], "2": ["d3", "d4"]})
+    labels = {("1", "d1"): 1, ("1", "d2"): 0, ("2", "d3"): 0, ("2", "d4"): 1}
+    rows = [ImportedJudgment("nist", t, d, rel) for (t, d), rel in labels.items()]
+    judging.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
+    page = organiser_client.get(leaderboard_url(pool, measure="map"))
+    assert page.status_code == 200
+    for figure in page.context["figures"]:
+        svg = organiser_client.get(figure["url"])
+        assert svg.status_code == 200, figure["kind"]
+        texts = re.findall(r">([^<]*)</text>", svg.content.decode())
+        assert any(tag in text for text in texts), figure["kind"]
+        assert organiser_client.get(figure["url"] + "&format=png").status_code == 200
