@@ -15,12 +15,13 @@ always literal (`LITERAL_TEXT`): names from uploads are never read as mathtext.
 
 from __future__ import annotations
 
-import csv
 import io
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from workbench.spreadsheets import csv_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,11 +59,7 @@ class Plot:
     size: tuple[float, float] = (8.0, 4.5)  # inches
 
     def csv(self) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(self.header)
-        writer.writerows(self.rows)
-        return out.getvalue()
+        return csv_text(self.header, self.rows)
 
     def render(self, fmt: str) -> bytes:
         if fmt not in FORMATS:

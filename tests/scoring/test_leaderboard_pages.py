@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from pooling.models import Run
 from scoring import selectors
 from tests.helpers import make_campaign, make_pool
+from tests.scoring.conftest import judged_pool_of_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -201,21 +202,8 @@ def test_assessors_see_no_leaderboard_or_picture(assessor_client, pool):
 
 
 def test_a_run_tag_that_looks_like_mathtext_is_drawn_as_written(organiser_client):
-    from judging import services as judging
-    from judging.judgment_files import ImportedJudgment
-    from pooling.label_schema import SCHEMA_PRESETS
-    from tests.helpers import make_run
-
     tag = "$\\immediate\\write18{id}$"
-    campaign = make_campaign(
-        "dl", topics=("1", "2"), label_schema=SCHEMA_PRESETS["binary"].schema()
-    )
-    make_run(campaign, tag, {"1": ["d1", "d2"], "2": ["d3", "d4"]})
-    make_run(campaign, "bm25", {"1": ["d2", "d1"], "2": ["d4", "d3"]})
-    pool = make_pool(campaign, {"1": ["d1", "d2"], "2": ["d3", "d4"]})
-    labels = {("1", "d1"): 1, ("1", "d2"): 0, ("2", "d3"): 0, ("2", "d4"): 1}
-    rows = [ImportedJudgment("nist", t, d, rel) for (t, d), rel in labels.items()]
-    judging.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
+    pool = judged_pool_of_runs(tag, "bm25")
     page = organiser_client.get(leaderboard_url(pool, measure="map"))
     assert page.status_code == 200
     for figure in page.context["figures"]:
@@ -224,3 +212,19 @@ def test_a_run_tag_that_looks_like_mathtext_is_drawn_as_written(organiser_client
         texts = re.findall(r">([^<]*)</text>", svg.content.decode())
         assert any(tag in text for text in texts), figure["kind"]
         assert organiser_client.get(figure["url"] + "&format=png").status_code == 200
+
+
+def test_the_leaderboard_tsv_and_picture_csvs_write_formula_like_tags_as_text(organiser_client):
+    pool = judged_pool_of_runs("=cmd|'/Ccalc'!A0", "+bm25", "-1")
+    tsv = organiser_client.get(leaderboard_url(pool, measure="map", download="tsv"))
+    runs_table = tsv.content.decode().split("\n\n")[0].splitlines()
+    header = runs_table[0].split("\t")
+    runs = {row.split("\t")[header.index("run")] for row in runs_table[1:]}
+    assert runs == {"'=cmd|'/Ccalc'!A0", "'+bm25", "-1"}
+    assert all(float(row.split("\t")[header.index("mean")]) == 0.75 for row in runs_table[1:])
+    page = organiser_client.get(leaderboard_url(pool, measure="map"))
+    for figure in page.context["figures"]:
+        table = organiser_client.get(figure["url"] + "&format=csv").content.decode()
+        cells = {cell for line in table.splitlines() for cell in line.split(",")}
+        assert not cells & {"=cmd|'/Ccalc'!A0", "+bm25"}, figure["kind"]
+        assert cells & {"'=cmd|'/Ccalc'!A0", "'+bm25"}, figure["kind"]

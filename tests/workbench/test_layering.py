@@ -70,6 +70,7 @@ PURE_CORES = [
     "scoring.tasks.subtasks",
     "workbench.demo_content",
     "workbench.charts",
+    "workbench.spreadsheets",
 ]
 
 
