@@ -22,6 +22,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils.text import get_valid_filename
 
+from pooling.id_limits import control_problem
 from pooling.models import Campaign
 from pooling.problems import InputError, Problem
 from scoring.models import MAX_SUBMISSION_NAME, TaskGold, TaskSubmission
@@ -128,6 +129,9 @@ def task_submission_upload(
         raise _refused(upload, f"no gold for {task_subtask.label} yet: upload the gold first")
     if len(name) > MAX_SUBMISSION_NAME:
         raise _refused(upload, f"the name is {len(name)} characters, over {MAX_SUBMISSION_NAME}")
+    problem = control_problem("submission name", name)
+    if problem:
+        raise _refused(upload, problem)
     if campaign.task_submissions.filter(subtask=subtask, name=name).exists():
         raise _refused(
             upload,

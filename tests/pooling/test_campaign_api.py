@@ -117,6 +117,18 @@ def test_the_largest_grade_a_schema_may_declare_is_stored_and_read_back(api, ass
     assert Adjudication.objects.get().relevance == MAX_GRADE
 
 
+def test_a_campaign_name_holding_a_control_character_is_refused(api):
+    response = api.post("/api/campaigns/", {"name": "TREC\x1b[31m", "slug": "x"}, format="json")
+    assert response.status_code == 400
+    [reason] = response.json()["name"]
+    assert reason.startswith("campaign name 'TREC\\x1b[31m' holds U+001B (ESC)")
+    assert not Campaign.objects.exists()
+    make_campaign("trec-x")
+    renamed = api.patch("/api/campaigns/trec-x/", {"name": "\u202eX"}, format="json")
+    assert renamed.status_code == 400
+    assert Campaign.objects.get().name == "TREC-X"
+
+
 def test_a_taken_slug_is_refused_with_the_forms_words(api):
     make_campaign("trec-x")
     response = api.post("/api/campaigns/", {"name": "Again", "slug": "trec-x"}, format="json")
