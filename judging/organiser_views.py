@@ -294,12 +294,17 @@ def adjudicate(request: HttpRequest, pool_id: int, topic_id: int, docno: str) ->
     """One item: the topic, the document and every assessor's label; record the final one."""
     pool = pool_or_404(pool_id)
     topic = get_object_or_404(Topic, pk=topic_id, campaign=pool.campaign)
+    try:
+        services.adjudication_check(pool=pool, topic=topic, docno=docno)
+    except services.AdjudicationError as refused:  # the reason, as the API gives it
+        return HttpResponse(str(refused), status=404, content_type="text/plain; charset=utf-8")
     schema = pool.campaign.schema
     error = ""
     if request.method == "POST":
         aspects = {a.id: request.POST.get(a.id) for a in schema.aspects if a.id in request.POST}
         try:
             services.adjudication_record(
+                pool=pool,
                 topic=topic,
                 docno=docno,
                 relevance=request.POST.get("relevance"),

@@ -443,8 +443,13 @@ def overlap_assign(
     return plan
 
 
+class AdjudicationError(ValueError):
+    """An item that cannot be adjudicated: not a document of the pool for that topic."""
+
+
 def adjudication_record(
     *,
+    pool: Pool,
     topic: Topic,
     docno: str,
     relevance: Any,
@@ -452,7 +457,10 @@ def adjudication_record(
     reason: str,
     decided_by: User,
 ) -> Adjudication:
-    """Set the final label of a (topic, docno); checked against the campaign's schema."""
+    """Set the final label of a (topic, docno) of the pool; checked against the
+    campaign's schema (LabelError). A document the pool does not hold for that topic
+    is refused (AdjudicationError): its final label would be stored, and never exported."""
+    adjudication_check(pool=pool, topic=topic, docno=docno)
     rel, cleaned = topic.campaign.schema.clean(relevance, aspects)
     adjudication, _ = Adjudication.objects.update_or_create(
         topic=topic,
@@ -465,6 +473,18 @@ def adjudication_record(
         },
     )
     return adjudication
+
+
+def adjudication_check(*, pool: Pool, topic: Topic, docno: str) -> None:
+    """Raise AdjudicationError, with the reason, unless the pool holds the document for
+    the topic (a pooled document: judged or not, sampled or not)."""
+    if topic.campaign_id != pool.campaign_id:
+        raise AdjudicationError(f"topic {topic.topic_id} is not a topic of pool {pool.pk}")
+    if not PoolEntry.objects.filter(pool=pool, topic=topic, docno=docno).exists():
+        raise AdjudicationError(
+            f"document {docno!r} is not in pool {pool.pk} for topic {topic.topic_id}: "
+            "only a pooled document gets a final label"
+        )
 
 
 # --------------------------------------------------------------------------

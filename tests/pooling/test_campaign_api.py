@@ -106,6 +106,7 @@ def test_the_largest_grade_a_schema_may_declare_is_stored_and_read_back(api, ass
         assignment=assignment, docno="d1", relevance=MAX_GRADE, aspects={}, seconds=1
     )
     judging_services.adjudication_record(
+        pool=pool,
         topic=campaign.topics.get(),
         docno="d1",
         relevance=MAX_GRADE,

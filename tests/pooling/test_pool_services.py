@@ -12,7 +12,7 @@ from pooling.models import PoolEntry
 from pooling.run_files import read_run_cache
 from pooling.spec import PoolSpec, Stratum
 from pooling.strategies import build_pool, write_pool_tsv
-from tests.helpers import make_campaign, make_run
+from tests.helpers import make_campaign, make_pool, make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +150,13 @@ def test_spent_is_derived_from_the_stored_judgments_and_adjudications(
     judge(assessor, "d2", relevance=2)  # revising is the same judgment
     assert selectors.campaign_budget(campaign).spent == 3
     judging.adjudication_record(
-        topic=topic, docno="d1", relevance=0, aspects={}, reason="", decided_by=assessor
+        pool=make_pool(campaign, {"1": ["d1"]}),
+        topic=topic,
+        docno="d1",
+        relevance=0,
+        aspects={},
+        reason="",
+        decided_by=assessor,
     )
     state = selectors.campaign_budget(campaign)
     assert (state.judgments, state.adjudications, state.spent, state.remaining) == (3, 1, 4, 6)
