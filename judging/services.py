@@ -2,7 +2,8 @@
 
 Every judgment write is transactional and idempotent: one row per
 (assessor, topic, docno), however often or concurrently a request arrives;
-the later value wins and every change appends a JudgmentEvent.
+the later value wins, every change appends a JudgmentEvent, and a save that
+changes nothing stores nothing (not even its seconds).
 """
 
 from __future__ import annotations
@@ -171,9 +172,12 @@ def judgment_record(
 ) -> Judgment:
     """Create or change one judgment, appending an event when the labels change.
 
-    A repeat of the same labels (a double submit, a retried request) only
-    adds its time. Two concurrent first submissions cannot create two rows:
-    the unique constraint turns the second insert into an update.
+    Saving the labels a judgment already has changes nothing (a double submit,
+    a retried request or a repeated PUT is idempotent): no event, and no time
+    added, so that repeating a save cannot inflate the active-time figures. A
+    visit's seconds count when it creates the judgment or changes its labels.
+    Two concurrent first submissions cannot create two rows: the unique
+    constraint turns the second insert into an update.
     """
     schema = schema or topic.campaign.schema
     rel, cleaned = schema.clean(relevance, aspects)
@@ -204,11 +208,12 @@ def judgment_record(
                 ).update(cannot_judge="", updated_at=timezone.now())
                 return judgment
         old_labels = judgment.labels()
+        if old_labels == new_labels:
+            return judgment
         judgment.seconds += spent
         judgment.relevance, judgment.aspects = rel, cleaned
         judgment.save(update_fields=["relevance", "aspects", "seconds", "updated_at"])
-        if old_labels != new_labels:
-            _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
+        _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
     return judgment
 
 
