@@ -63,6 +63,21 @@ def test_stored_pool_equals_the_core_pool_byte_for_byte(campaign):
     assert PoolEntry.objects.filter(pool=pool, sampled=False).exists()
 
 
+def test_a_build_reports_each_topic_outside_its_transaction(campaign):
+    from django.db import connection
+
+    outside = len(connection.atomic_blocks)  # the test's own transaction
+    calls = []
+
+    def record(done: int, total: int) -> None:
+        calls.append((done, total, len(connection.atomic_blocks)))
+
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2), progress=record)
+    # Not inside the build's transaction: a job's progress is seen while it builds.
+    assert calls == [(0, 2, outside), (1, 2, outside), (2, 2, outside)]
+    assert pool.entries.count() == 7
+
+
 def test_campaign_without_runs_builds_nothing():
     campaign = make_campaign()
     with pytest.raises(services.PoolBuildError, match="campaign trec-x has no runs to pool"):
