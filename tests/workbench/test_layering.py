@@ -34,6 +34,7 @@ PURE_CORES = [
     "judging.labels",
     "judging.judgment_files",
     "judging.progress",
+    "judging.highlight",
     "scoring.stability",
     "scoring.qrels",
     "scoring.inclusion_file",
