@@ -606,7 +606,10 @@ class PoolAdjudicationView(ListAPIView):
         request=AdjudicationInputSerializer,
         responses={
             200: AdjudicationSerializer,
-            400: OpenApiResponse(description="A label outside the schema, or no such topic."),
+            400: OpenApiResponse(
+                description="A label outside the schema, no such topic, or a document the "
+                "pool does not hold for the topic."
+            ),
         },
     )
     def post(self, request: Request, pool_id: int) -> Response:
@@ -619,6 +622,7 @@ class PoolAdjudicationView(ListAPIView):
             raise serializers.ValidationError({"topic": [f"no topic {data['topic']!r}"]})
         try:
             adjudication = services.adjudication_record(
+                pool=pool,
                 topic=topic,
                 docno=data["docno"],
                 relevance=data["relevance"],
@@ -626,7 +630,7 @@ class PoolAdjudicationView(ListAPIView):
                 reason=data["reason"],
                 decided_by=request.user,
             )
-        except LabelError as error:
+        except (LabelError, services.AdjudicationError) as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(AdjudicationSerializer(adjudication).data)
 

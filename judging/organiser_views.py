@@ -14,9 +14,9 @@ from django.utils.safestring import mark_safe
 
 from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
+from judging.core.highlight import highlight_html, query_terms
 from judging.core.overlap import OverlapPlanError
 from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
-from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
 from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget, count_without_text, pool_or_404
@@ -292,12 +292,17 @@ def adjudicate(request: HttpRequest, pool_id: int, topic_id: int, docno: str) ->
     """One item: the topic, the document and every assessor's label; record the final one."""
     pool = pool_or_404(pool_id)
     topic = get_object_or_404(Topic, pk=topic_id, campaign=pool.campaign)
+    try:
+        services.adjudication_check(pool=pool, topic=topic, docno=docno)
+    except services.AdjudicationError as refused:  # the reason, as the API gives it
+        return HttpResponse(str(refused), status=404, content_type="text/plain; charset=utf-8")
     schema = pool.campaign.schema
     error = ""
     if request.method == "POST":
         aspects = {a.id: request.POST.get(a.id) for a in schema.aspects if a.id in request.POST}
         try:
             services.adjudication_record(
+                pool=pool,
                 topic=topic,
                 docno=docno,
                 relevance=request.POST.get("relevance"),

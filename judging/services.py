@@ -2,7 +2,8 @@
 
 Every judgment write is transactional and idempotent: one row per
 (assessor, topic, docno), however often or concurrently a request arrives;
-the later value wins and every change appends a JudgmentEvent.
+the later value wins, every change appends a JudgmentEvent, and a save that
+changes nothing stores nothing (not even its seconds).
 """
 
 from __future__ import annotations
@@ -168,9 +169,12 @@ def judgment_record(
 ) -> Judgment:
     """Create or change one judgment, appending an event when the labels change.
 
-    A repeat of the same labels (a double submit, a retried request) only
-    adds its time. Two concurrent first submissions cannot create two rows:
-    the unique constraint turns the second insert into an update.
+    Saving the labels a judgment already has changes nothing (a double submit,
+    a retried request or a repeated PUT is idempotent): no event, and no time
+    added, so that repeating a save cannot inflate the active-time figures. A
+    visit's seconds count when it creates the judgment or changes its labels.
+    Two concurrent first submissions cannot create two rows: the unique
+    constraint turns the second insert into an update.
     """
     schema = schema or topic.campaign.schema
     rel, cleaned = schema.clean(relevance, aspects)
@@ -201,11 +205,12 @@ def judgment_record(
                 ).update(cannot_judge="", updated_at=timezone.now())
                 return judgment
         old_labels = judgment.labels()
+        if old_labels == new_labels:
+            return judgment
         judgment.seconds += spent
         judgment.relevance, judgment.aspects = rel, cleaned
         judgment.save(update_fields=["relevance", "aspects", "seconds", "updated_at"])
-        if old_labels != new_labels:
-            _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
+        _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
     return judgment
 
 
@@ -443,8 +448,13 @@ def overlap_assign(
     return plan
 
 
+class AdjudicationError(ValueError):
+    """An item that cannot be adjudicated: not a document of the pool for that topic."""
+
+
 def adjudication_record(
     *,
+    pool: Pool,
     topic: Topic,
     docno: str,
     relevance: Any,
@@ -452,7 +462,10 @@ def adjudication_record(
     reason: str,
     decided_by: User,
 ) -> Adjudication:
-    """Set the final label of a (topic, docno); checked against the campaign's schema."""
+    """Set the final label of a (topic, docno) of the pool; checked against the
+    campaign's schema (LabelError). A document the pool does not hold for that topic
+    is refused (AdjudicationError): its final label would be stored, and never exported."""
+    adjudication_check(pool=pool, topic=topic, docno=docno)
     rel, cleaned = topic.campaign.schema.clean(relevance, aspects)
     adjudication, _ = Adjudication.objects.update_or_create(
         topic=topic,
@@ -465,6 +478,18 @@ def adjudication_record(
         },
     )
     return adjudication
+
+
+def adjudication_check(*, pool: Pool, topic: Topic, docno: str) -> None:
+    """Raise AdjudicationError, with the reason, unless the pool holds the document for
+    the topic (a pooled document: judged or not, sampled or not)."""
+    if topic.campaign_id != pool.campaign_id:
+        raise AdjudicationError(f"topic {topic.topic_id} is not a topic of pool {pool.pk}")
+    if not PoolEntry.objects.filter(pool=pool, topic=topic, docno=docno).exists():
+        raise AdjudicationError(
+            f"document {docno!r} is not in pool {pool.pk} for topic {topic.topic_id}: "
+            "only a pooled document gets a final label"
+        )
 
 
 # --------------------------------------------------------------------------

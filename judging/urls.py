@@ -1,6 +1,9 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from judging import dashboard_views, organiser_views, views
+from workbench.converters import DocnoConverter
+
+register_converter(DocnoConverter, "docno")
 
 app_name = "judging"
 urlpatterns = [
@@ -28,7 +31,7 @@ urlpatterns = [
         name="pool_adjudication",
     ),
     path(
-        "pools/<int:pool_id>/adjudicate/<int:topic_id>/<path:docno>/",
+        "pools/<int:pool_id>/adjudicate/<int:topic_id>/<docno:docno>/",
         organiser_views.adjudicate,
         name="adjudicate",
     ),
@@ -49,7 +52,7 @@ urlpatterns = [
     ),
     path("history/", organiser_views.document_history_lookup, name="document_history_lookup"),
     path(
-        "history/<int:topic_id>/<path:docno>/",
+        "history/<int:topic_id>/<docno:docno>/",
         organiser_views.document_history,
         name="document_history",
     ),

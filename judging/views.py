@@ -17,8 +17,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from judging import services
+from judging.core.highlight import highlight_html, query_terms
 from judging.forms import ActiveTimeForm, CannotJudgeForm, NoteForm
-from judging.highlight import highlight_html, query_terms
 from judging.models import Assignment, DocumentNote, Judgment
 from pooling.models import Document, PoolEntry
 from workbench.core.label_schema import LabelError

@@ -28,6 +28,7 @@ from pooling.forms import check_upload_size
 from pooling.models import Campaign, Pool, Run, Team
 from pooling.services import RunUpload
 from workbench import uploads
+from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
 
@@ -233,8 +234,19 @@ class TeamPrecedenceView(APIView):
 # The organiser's side: teams, submission settings and the release of scores
 
 
+class UsernameField(serializers.SlugRelatedField):
+    """An account by its username; a name holding a control character is refused
+    with the reason before it is looked up."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        problem = control_problem("username", str(data))
+        if problem:
+            raise serializers.ValidationError(problem)
+        return super().to_internal_value(data)
+
+
 class OrganiserTeamSerializer(serializers.ModelSerializer):
-    members = serializers.SlugRelatedField(
+    members = UsernameField(
         slug_field="username", many=True, queryset=get_user_model().objects.all()
     )
     runs = serializers.SlugRelatedField(slug_field="tag", many=True, read_only=True)

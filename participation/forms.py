@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from pooling.forms import check_upload_size
 from pooling.models import Campaign, Pool, Run
+from workbench.core.id_limits import control_problem
 
 
 class SubmissionSettingsForm(forms.ModelForm):
@@ -40,6 +41,9 @@ class UsernamesField(forms.CharField):
 
     def clean(self, value: Any) -> list[Any]:
         names = [n for n in dict.fromkeys(re.split(r"[\s,]+", super().clean(value) or "")) if n]
+        problems = [p for p in (control_problem("username", name) for name in names) if p]
+        if problems:
+            raise forms.ValidationError(problems)
         users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}
         unknown = [name for name in names if name not in users]
         if unknown:

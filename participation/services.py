@@ -21,6 +21,7 @@ from pooling import services
 from pooling.errors import SubmissionRefused, TeamError
 from pooling.models import Campaign, Pool, Run, Team
 from pooling.services import RunUpload
+from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError
 from workbench.roles import is_organiser
 
@@ -92,6 +93,9 @@ def team_create(*, campaign: Campaign, name: str, members: Iterable[Any] = ()) -
     name, members = name.strip(), list(members)
     if not name:
         raise TeamError("give the team a name")
+    problem = control_problem("team name", name)
+    if problem:
+        raise TeamError(problem)
     if campaign.is_task:
         raise TeamError(f"{campaign.name} is a task campaign: teams submit runs to ranked ones")
     if campaign.teams.filter(name=name).exists():

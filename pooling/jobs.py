@@ -24,11 +24,22 @@ from workbench.models import Job
 def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     """Build a pool: params campaign (slug), spec (`PoolSpec.to_dict`), name,
     confirm_over_budget, runs_per_team (optional: each team's first N runs).
-    Progress counts the run files read."""
+    Progress counts the pool's topics made ready to store (`services.pool_build`);
+    the log says when the runs are ranked and when the entries are stored."""
     params = job.params
     campaign = Campaign.objects.get(slug=params["campaign"])
     per_team = params.get("runs_per_team")
-    progress(done=0, total=len(selectors.pool_runs(campaign, runs_per_team=per_team)), unit="runs")
+    runs = len(selectors.pool_runs(campaign, runs_per_team=per_team))
+    progress.note(f"ranking {runs} runs")
+
+    def topics_ready(done: int, total: int) -> None:
+        if done == 0:  # the runs are ranked and pooled: now a topic at a time
+            progress.note(f"pooled {total} topics; making their entries")
+            progress(done=0, total=total, unit="topics")
+        else:
+            progress(done=done)  # saved every half second, not for each topic
+        if done == total:
+            progress.note("storing the entries")
 
     def stored(pool: Pool) -> None:
         entries = pool.entries.count()
@@ -54,7 +65,7 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
         spec=PoolSpec.from_dict(params["spec"]),
         name=params.get("name", ""),
         created_by=job.created_by,
-        progress=progress.advance,
+        progress=topics_ready,
         confirm_over_budget=params.get("confirm_over_budget", False),
         runs_per_team=per_team,
         before_commit=stored,

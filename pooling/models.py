@@ -7,9 +7,10 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.deconstruct import deconstructible
 
 from pooling.core.topic_files import ANSWERS, parse_answer
-from workbench.core.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, MAX_URL
+from workbench.core.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, MAX_URL, control_problem
 from workbench.core.label_schema import (
     SCHEMA_PRESETS,
     LabelSchema,
@@ -26,6 +27,24 @@ def validate_label_schema(value: Any) -> None:
         raise ValidationError(problems)
 
 
+@deconstructible
+class NoControlCharacters:
+    """A field's validator: a name or id holds no control character
+    (`id_limits.control_problem`), so that every form, serializer and admin page
+    that edits the field refuses one, with the reason."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __call__(self, value: Any) -> None:
+        problem = control_problem(self.what, str(value))
+        if problem:
+            raise ValidationError(problem, code="control_character")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NoControlCharacters) and other.what == self.what
+
+
 class TaskKind(models.TextChoices):
     """What a campaign evaluates: ranked runs judged in pools, or a task whose
     gold and submissions are scored by its official rules (`scoring.core.tasks`)."""
@@ -36,7 +55,7 @@ class TaskKind(models.TextChoices):
 
 
 class Campaign(models.Model):
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[NoControlCharacters("campaign name")])
     slug = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
     guidelines = models.TextField(blank=True, help_text="Shown to assessors beside every topic.")
@@ -107,7 +126,9 @@ class Campaign(models.Model):
 class Topic(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
     # A string: "1", "301" and "covid-12" are all topic ids; never cast to int.
-    topic_id = models.CharField(max_length=MAX_TOPIC_ID)
+    topic_id = models.CharField(
+        max_length=MAX_TOPIC_ID, validators=[NoControlCharacters("topic id")]
+    )
     title = models.TextField(blank=True)
     description = models.TextField(blank=True)
     narrative = models.TextField(blank=True)
@@ -137,7 +158,7 @@ class Topic(models.Model):
 
 class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
-    docno = models.CharField(max_length=MAX_DOCNO)
+    docno = models.CharField(max_length=MAX_DOCNO, validators=[NoControlCharacters("docno")])
     title = models.TextField(blank=True)
     text = models.TextField(blank=True)
     url = models.CharField(max_length=MAX_URL, blank=True)
@@ -168,7 +189,7 @@ class Team(models.Model):
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="teams")
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[NoControlCharacters("team name")])
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
     # Late runs the organiser still accepts from this team after the deadline.
     late_runs_accepted = models.PositiveIntegerField(default=0)
@@ -190,7 +211,7 @@ def _run_upload_path(run: Run, filename: str) -> str:
 
 class Run(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
-    tag = models.CharField(max_length=MAX_RUN_TAG)
+    tag = models.CharField(max_length=MAX_RUN_TAG, validators=[NoControlCharacters("run tag")])
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 from django.core.exceptions import ValidationError
@@ -60,6 +61,7 @@ from pooling.selectors import (
 from workbench.core import file_input, run_files
 from workbench.core.problems import InputError, Problem, ProblemLog
 from workbench.core.run_files import ParsedRun
+from workbench.db import bulk_insert
 from workbench.jobs import job_start
 from workbench.models import Job
 
@@ -635,13 +637,17 @@ def budget_check(
 # Pools
 
 
+# Told how far a pool build is: progress(topics done, topics in the pool).
+BuildProgress = Callable[[int, int], None]
+
+
 def pool_build(
     *,
     campaign: Campaign,
     spec: PoolSpec,
     name: str = "",
     created_by: Any = None,
-    progress: Any = None,
+    progress: BuildProgress | None = None,
     confirm_over_budget: bool = False,
     runs_per_team: int | None = None,
     before_commit: Callable[[Pool], None] | None = None,
@@ -651,6 +657,12 @@ def pool_build(
     and store it in one transaction, `before_commit(pool)` last inside it (a job
     records itself done there).
 
+    `progress(done, total)` counts the topics whose entries are ready to store,
+    first with done 0 once the runs are ranked and pooled. Everything but the
+    insert happens before the transaction, so that what progress says can be read
+    while the build goes on (a progress written inside a transaction is seen only
+    when it commits), and the transaction, which holds SQLite's write lock, is short.
+
     A pool asking for more new judgments than the budget has left raises
     OverBudget unless `confirm_over_budget`.
     """
@@ -658,9 +670,10 @@ def pool_build(
         raise PoolBuildError(f"runs per team must be 1 or more, not {runs_per_team}")
     runs = pool_runs(campaign, runs_per_team=runs_per_team)
     label = spec_label(spec) + (f", first {runs_per_team} run(s) per team" if runs_per_team else "")
-    ranked = ranked_runs(campaign, max_depth=spec.max_depth, runs=runs, progress=progress)
+    ranked = ranked_runs(campaign, max_depth=spec.max_depth, runs=runs)
     entries = pool_from_ranked(ranked, spec)
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
+    rows = _entry_rows(entries, topics, progress=progress)
     cost = pool_cost(entries, judged_pairs(campaign))
     with transaction.atomic():
         budget_check(
@@ -678,7 +691,7 @@ def pool_build(
             created_by=created_by,
         )
         pool.runs.set(runs)
-        _store_entries(pool, entries, topics, addition=None)
+        _insert_entries(pool, rows, addition=None)
         if before_commit:
             before_commit(pool)
     return pool
@@ -909,32 +922,61 @@ def pool_reopen(*, pool: Pool) -> Pool:
 def _store_entries(
     pool: Pool, entries: pd.DataFrame, topics: dict[str, int], *, addition: PoolAddition | None
 ) -> None:
-    orders = entries["order"].astype("Int64")
-    PoolEntry.objects.bulk_create(
-        (
-            PoolEntry(
-                pool=pool,
-                topic_id=topics[query_id],
-                docno=doc_id,
-                best_rank=int(best_rank),
-                n_runs=int(n_runs),
-                stratum=int(stratum),
-                inclusion_probability=float(probability),
-                sampled=bool(sampled),
-                order=None if pd.isna(order) else int(order),
-                addition=addition,
-            )
-            for query_id, doc_id, best_rank, n_runs, stratum, probability, sampled, order in zip(
-                entries["query_id"],
-                entries["doc_id"],
-                entries["best_rank"],
-                entries["n_runs"],
-                entries["stratum"],
-                entries["inclusion_probability"],
-                entries["sampled"],
-                orders,
-                strict=True,
-            )
-        ),
-        batch_size=5000,
+    _insert_entries(pool, _entry_rows(entries, topics), addition=addition)
+
+
+# The columns of `_entry_rows`, then the pool and the addition `_insert_entries` adds.
+_ENTRY_FIELDS = (
+    "topic_id",
+    "docno",
+    "best_rank",
+    "n_runs",
+    "stratum",
+    "inclusion_probability",
+    "sampled",
+    "order",
+)
+
+
+def _entry_rows(
+    entries: pd.DataFrame, topics: dict[str, int], *, progress: BuildProgress | None = None
+) -> list[list[tuple[Any, ...]]]:
+    """A pool frame's entries as rows to insert (`_ENTRY_FIELDS`, Python values), made
+    a topic at a time in the frame's order (rows of a topic together, as the pool
+    frame keeps them); `progress(done, total)` counts the topics made."""
+    if not len(entries):
+        return []
+    query_ids = entries["query_id"].to_numpy()
+    columns = [
+        entries["query_id"].map(topics).to_numpy(),
+        entries["doc_id"].to_numpy(),
+        *(entries[c].to_numpy(dtype=np.int64) for c in ("best_rank", "n_runs", "stratum")),
+        entries["inclusion_probability"].to_numpy(dtype=np.float64),
+        entries["sampled"].to_numpy(dtype=bool),
+        entries["order"].astype("Int64").to_numpy(dtype=object, na_value=None),
+    ]
+    starts = np.flatnonzero(np.r_[True, query_ids[1:] != query_ids[:-1]])
+    ends = np.r_[starts[1:], len(entries)]
+    total = len(starts)
+    if progress is not None:
+        progress(0, total)
+    rows = []
+    for done, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True), 1):
+        values = [column[start:end].tolist() for column in columns]
+        rows.append(list(zip(*values, strict=True)))
+        if progress is not None:
+            progress(done, total)
+    return rows
+
+
+def _insert_entries(
+    pool: Pool, rows: Iterable[Sequence[tuple[Any, ...]]], *, addition: PoolAddition | None
+) -> None:
+    """Insert the rows of `_entry_rows` as the pool's entries (`workbench.db.bulk_insert`:
+    bulk_create's per-row work made storing a large pool take most of its build)."""
+    extra = (pool.pk, addition.pk if addition is not None else None)
+    bulk_insert(
+        PoolEntry,
+        (*_ENTRY_FIELDS, "pool_id", "addition_id"),
+        (row + extra for topic_rows in rows for row in topic_rows),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from pooling.models import Campaign
+from pooling.models import Campaign, NoControlCharacters
 from scoring.core.tasks.subtasks import SUBTASKS
 
 SUBTASK_CHOICES = [(s.code, s.label) for subtasks in SUBTASKS.values() for s in subtasks]
@@ -58,7 +58,9 @@ class TaskSubmission(models.Model):
         Campaign, on_delete=models.CASCADE, related_name="task_submissions"
     )
     subtask = models.CharField(max_length=16, choices=SUBTASK_CHOICES)
-    name = models.CharField(max_length=MAX_SUBMISSION_NAME)
+    name = models.CharField(
+        max_length=MAX_SUBMISSION_NAME, validators=[NoControlCharacters("submission name")]
+    )
     original_name = models.CharField(max_length=255)
     file = models.FileField(upload_to=_task_upload_path, max_length=500)
     sha256 = models.CharField(max_length=64)

@@ -28,6 +28,7 @@ from scoring.core.tasks.line_blocks import BLOCK_BYTES
 from scoring.core.tasks.subtasks import NamedFile, Subtask
 from scoring.models import MAX_SUBMISSION_NAME, TaskGold, TaskSubmission
 from scoring.task_selectors import stored_file, task_gold_read
+from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError, Problem
 
 
@@ -147,6 +148,9 @@ def task_submission_upload(
         raise _refused(upload, f"no gold for {task_subtask.label} yet: upload the gold first")
     if len(name) > MAX_SUBMISSION_NAME:
         raise _refused(upload, f"the name is {len(name)} characters, over {MAX_SUBMISSION_NAME}")
+    problem = control_problem("submission name", name)
+    if problem:
+        raise _refused(upload, problem)
     if campaign.task_submissions.filter(subtask=subtask, name=name).exists():
         raise _refused(
             upload,

@@ -22,6 +22,7 @@ from scoring.forms import TaskGoldForm, TaskSortForm, TaskSubmissionForm
 from scoring.models import TaskSubmission
 from workbench import uploads
 from workbench.core.problems import InputError
+from workbench.core.spreadsheets import tsv_text
 from workbench.http import attachment
 from workbench.roles import organiser_required
 
@@ -198,10 +199,11 @@ def _scores_tsv(
 ) -> HttpResponse:
     """The page's table as a file: submission, then each measure as shown (4
     decimals, empty where the official scorer has no value), in the page's order."""
-    lines = ["\t".join(["submission", *subtask.measures])]
-    lines += ["\t".join([submission.name, *values]) for submission, values in rows]
+    data = tsv_text(
+        ["submission", *subtask.measures], ([s.name, *values] for s, values in rows)
+    ).encode()
     name = f"{campaign.slug}-{subtask.code}-scores.tsv"
-    return attachment(("\n".join(lines) + "\n").encode(), name, "text/tab-separated-values")
+    return attachment(data, name, "text/tab-separated-values")
 
 
 @organiser_required

@@ -13,6 +13,7 @@ from scoring.core.exports import ExportError
 from scoring.core.measures.catalog import TREC, MeasureError
 from scoring.core.measures.params import ParamError
 from scoring.forms import BundleForm, StabilityForm
+from workbench.core.spreadsheets import tsv_text
 from workbench.http import attachment
 from workbench.jobs import job_start
 from workbench.roles import organiser_required
@@ -120,9 +121,8 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
         "left_out": report.left_out,
     }
     if request.GET.get("download") == "tsv":
-        lines = ["run_id\t" + "\t".join(columns)]
-        lines += [f"{run}\t" + "\t".join(values) for _, run, values, _ in context["rows"]]
-        data = ("\n".join(lines) + "\n").encode()
+        rows = ([run, *values] for _, run, values, _ in context["rows"])
+        data = tsv_text(["run_id", *columns], rows).encode()
         return attachment(
             data, f"{pool.campaign.slug}-pool{pool.pk}-scores.tsv", "text/tab-separated-values"
         )

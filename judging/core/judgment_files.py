@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core.file_input import NUL_PROBLEM, holds_nul
-from workbench.core.id_limits import MAX_DOCNO, length_problem
+from workbench.core.id_limits import MAX_DOCNO, identifier_problem
 from workbench.core.label_schema import NOT_ASKED, NOT_JUDGED, LabelError, LabelSchema, Question
 from workbench.core.problems import ProblemLog
 
@@ -79,15 +79,17 @@ class _Checker:
             problems.append(f"topic {topic!r} is not a topic of this campaign")
         if not docno or any(c.isspace() for c in docno):
             problems.append(f"docno {docno!r} is empty or contains whitespace")
-        problems += [
-            problem
-            for problem in (
-                length_problem("docno", docno, MAX_DOCNO),
-                length_problem("assessor name", assessor, MAX_ASSESSOR_NAME),
-                f"a field {NUL_PROBLEM}" if holds_nul(assessor, docno) else None,
-            )
-            if problem
-        ]
+        if holds_nul(assessor, docno):
+            problems.append(f"a field {NUL_PROBLEM}")
+        else:
+            problems += [
+                problem
+                for problem in (
+                    identifier_problem("docno", docno, MAX_DOCNO),
+                    identifier_problem("assessor name", assessor, MAX_ASSESSOR_NAME),
+                )
+                if problem
+            ]
         try:
             relevance, cleaned = self.schema.clean(rel, aspects, allow_not_judged=True)
         except LabelError as error:

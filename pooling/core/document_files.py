@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from workbench.core.file_input import BOM, NUL_PROBLEM, holds_nul, json_object, strip_bom, tsv_rows
-from workbench.core.id_limits import MAX_DOCNO, MAX_URL, length_problem
+from workbench.core.id_limits import MAX_DOCNO, MAX_URL, control_problem, length_problem
 from workbench.core.problems import ProblemLog
 
 
@@ -79,6 +79,10 @@ def iter_documents(
             continue
         if any(c.isspace() for c in record.docno):
             log.add(record.line, f"docno {record.docno!r} contains whitespace")
+            continue
+        control = control_problem("docno", record.docno)
+        if control:
+            log.add(record.line, control)
             continue
         if record.docno in seen:
             log.add(record.line, f"docno {record.docno!r} given twice")

@@ -20,7 +20,7 @@ from workbench.core.file_input import (
     tsv_rows,
     utf8_problem,
 )
-from workbench.core.id_limits import MAX_TOPIC_ID, length_problem
+from workbench.core.id_limits import MAX_TOPIC_ID, identifier_problem
 from workbench.core.problems import ProblemLog
 
 
@@ -93,9 +93,9 @@ def read_topics(
         if holds_nul(topic.topic_id, topic.title, topic.description, topic.narrative, topic.extra):
             log.add(topic.line, f"topic {NUL_PROBLEM}")
             continue
-        too_long = length_problem("topic id", topic.topic_id, MAX_TOPIC_ID)
-        if too_long:
-            log.add(topic.line, too_long)
+        bad_id = identifier_problem("topic id", topic.topic_id, MAX_TOPIC_ID)
+        if bad_id:
+            log.add(topic.line, bad_id)
             continue
         if not topic.topic_id:
             log.add(topic.line, "topic has no id")

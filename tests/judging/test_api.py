@@ -89,12 +89,27 @@ def test_next_document_then_judge_it_idempotently(assessor, assignment):
     assert response.json()["aspects"] == {"effectiveness": 3, "credibility": 1}
     assert Judgment.objects.count() == 1
     assert JudgmentEvent.objects.count() == 1
-    assert Judgment.objects.get().seconds == 13.5
+    assert Judgment.objects.get().seconds == 4.5
     assert api.get(url + "next/").json()["docno"] == "d2"
     api.put(url + "judgments/d2/", {"relevance": 0}, format="json")
     assert api.get(url + "next/").status_code == 204
     listed = api.get(url + "judgments/").json()
     assert sorted((j["docno"], j["relevance"]) for j in listed) == [("d1", 2), ("d2", 0)]
+
+
+def test_repeating_the_same_put_leaves_the_active_time_figures_as_they_were(assessor, assignment):
+    from judging.status import campaign_status
+
+    api = api_for(assessor)
+    url = f"/api/assignments/{assignment.pk}/judgments/d1/"
+    body = RELEVANT | {"seconds": 1800}
+    assert api.put(url, body, format="json").json()["seconds"] == 1800
+    before = campaign_status(assignment.topic.campaign).assessors
+    for seconds in (3, 1800, 1800):
+        assert api.put(url, body | {"seconds": seconds}, format="json").json()["seconds"] == 1800
+    assert Judgment.objects.get().seconds == 1800
+    assert list(JudgmentEvent.objects.values_list("seconds", flat=True)) == [1800]
+    assert campaign_status(assignment.topic.campaign).assessors == before
 
 
 def test_rejected_labels_are_400_and_change_nothing(assessor, assignment):

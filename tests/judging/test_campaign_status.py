@@ -129,6 +129,7 @@ def test_the_days_add_up_to_the_budget_spent_with_adjudications(campaign_setup):
     campaign, _ = campaign_setup
     topic = campaign.topics.get(topic_id="1")
     services.adjudication_record(
+        pool=campaign.pools.get(),
         topic=topic,
         docno="a0",
         relevance=1,

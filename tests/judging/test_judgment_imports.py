@@ -291,6 +291,8 @@ def test_an_import_that_cannot_make_its_pool_stores_nothing(tmp_path: Path):
         ("nist\t1\t" + "d" * 501 + "\t0\t\t\n", "j.tsv:2: docno of 501 characters"),
         ("n" * 151 + "\t1\td1\t0\t\t\n", "j.tsv:2: assessor name of 151 characters"),
         ("nist\t1\td\x001\t0\t\t\n", "j.tsv:2: a field contains a NUL character"),
+        ("nist\t1\td\x1b1\t0\t\t\n", "j.tsv:2: docno 'd\\x1b1' holds U+001B (ESC)"),
+        ("ni\u202est\t1\td1\t0\t\t\n", "j.tsv:2: assessor name 'ni\\u202est' holds U+202E"),
     ],
 )
 def test_judgment_files_with_ids_too_long_or_nul_are_rejected(line, problem):

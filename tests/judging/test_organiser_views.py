@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import html
 import re
+from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
+from django.http import QueryDict
 from django.urls import reverse
+from rest_framework.test import APIClient
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 from judging import services
@@ -243,6 +247,7 @@ def test_history_shows_the_adjudication_who_when_and_why(organiser_client, organ
     page = _history(organiser_client, topic, "d00").content.decode()
     assert "Not adjudicated" in page
     services.adjudication_record(
+        pool=pool,
         topic=topic,
         docno="d00",
         relevance=1,
@@ -289,32 +294,109 @@ def test_history_of_a_docno_the_campaign_never_saw_is_404(organiser_client, pool
     assert _history(organiser_client, topic, "pooled-only").status_code == 200
 
 
-@pytest.mark.parametrize(
-    "docno",
-    ["10.1371/journal.pone.0001", "http://example.org/a b?c=1#d", "x/", "100%", "ünï/code"],
-)
-def test_every_docno_works_in_history_and_adjudication_urls(organiser_client, docno):
+# Docnos a browser would resolve to another address if they went into a URL as
+# they are (dot segments, slashes, backslashes), or that need escaping (%, ?, #, ~).
+ODD_DOCNOS = [
+    ".",
+    "..",
+    "a/../b",
+    "../x",
+    "./b",
+    "x/.",
+    "x/",
+    "a\\..\\b",
+    "100%",
+    "50%2F",
+    "q?x=1",
+    "frag#1",
+    "~",
+    "a~2Fb",
+    "10.1371/journal.pone.0001",
+    "http://example.org/a b?c=1#d",
+    "ünï/code",
+]
+
+
+def _followed(client, page_url: str, href: str):
+    """GET what a browser requests for a link found in a page: the href resolved
+    against the page, dot segments removed (urljoin follows RFC 3986 as browsers do).
+    The response, and the address it came from (percent-encoded, as requested)."""
+    target = urlsplit(urljoin("http://testserver" + page_url, html.unescape(href)))
+    return client.get(target.path, QueryDict(target.query)), target.path
+
+
+def _hrefs(response) -> list[str]:
+    return re.findall(r'href="([^"]*)"', response.content.decode())
+
+
+def test_every_docno_link_lands_on_its_own_document(organiser_client, organiser):
     ann, ben = make_user("ann"), make_user("ben")
     campaign = make_campaign(topics=("1",))
-    pool = make_pool(campaign, {"1": [docno]})
+    # b and x are documents too: a link that loses its dot segments lands on them.
+    make_documents(campaign, ["b", "x"])
+    pool = make_pool(campaign, {"1": [*ODD_DOCNOS, "b", "x"]})
     topic = campaign.topics.get()
-    services.assignments_create(pool=pool, topics=[topic], assessors=[ann])
-    for user, relevance in ((ann, 0), (ben, 2)):
-        services.judgment_record(
-            assessor=user,
-            topic=topic,
-            docno=docno,
-            relevance=relevance,
-            aspects=RELEVANT if relevance else {},
+    for docno in ODD_DOCNOS:
+        for user, relevance in ((ann, 0), (ben, 2)):
+            services.judgment_record(
+                assessor=user,
+                topic=topic,
+                docno=docno,
+                relevance=relevance,
+                aspects=RELEVANT if relevance else {},
+            )
+    queue_url = reverse("judging:pool_adjudication", args=[pool.pk])
+    queue = organiser_client.get(queue_url)
+    links = [h for h in _hrefs(queue) if "/adjudicate/" in h]
+    assert len(links) == len(ODD_DOCNOS)
+    landed = []
+    for href in links:
+        item, item_url = _followed(organiser_client, queue_url, href)
+        assert item.status_code == 200, href
+        docno = item.context["docno"]
+        landed.append(docno)
+        [history_href] = [h for h in _hrefs(item) if "/history/" in h]
+        history, _ = _followed(organiser_client, item_url, history_href)
+        assert (history.status_code, history.context["docno"]) == (200, docno), history_href
+        decided = organiser_client.post(item_url, {"relevance": "0"})
+        assert decided.status_code == 302, href
+        assert Adjudication.objects.filter(topic=topic, docno=docno).exists()
+    assert sorted(landed) == sorted(ODD_DOCNOS)
+    # The history form sends on to the same page.
+    for docno in ODD_DOCNOS:
+        lookup = organiser_client.get(
+            reverse("judging:document_history_lookup"), {"topic": topic.pk, "docno": docno}
         )
-    queue = organiser_client.get(reverse("judging:pool_adjudication", args=[pool.pk]))
-    assert queue.status_code == 200
-    url = reverse("judging:adjudicate", args=[pool.pk, topic.pk, docno])
-    assert url in queue.content.decode().replace("&amp;", "&")
-    assert organiser_client.get(url).status_code == 200
-    response = organiser_client.post(url, {"relevance": "0", "reason": "off topic"})
-    assert response.status_code == 302
-    assert Adjudication.objects.get().docno == docno
-    history = organiser_client.get(reverse("judging:document_history", args=[topic.pk, docno]))
-    assert history.status_code == 200
-    assert "off topic" in history.content.decode()
+        history, _ = _followed(organiser_client, "/judge/history/", lookup["Location"])
+        assert history.context["docno"] == docno
+
+
+def test_a_document_outside_the_pool_is_not_adjudicated(organiser_client, organiser, pool):
+    topic = pool.campaign.topics.get()
+    make_pool(pool.campaign, {"1": ["elsewhere"]}, name="other")
+    for docno in ("no-such-doc", "elsewhere"):
+        url = reverse("judging:adjudicate", args=[pool.pk, topic.pk, docno])
+        page = organiser_client.get(url)
+        assert page.status_code == 404
+        assert f"document {docno!r} is not in pool {pool.pk} for topic 1" in page.content.decode()
+        assert organiser_client.post(url, {"relevance": "0"}).status_code == 404
+    api = APIClient()
+    api.force_authenticate(organiser)
+    response = api.post(
+        f"/api/pools/{pool.pk}/adjudication/",
+        {"topic": "1", "docno": "elsewhere", "relevance": 0},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "only a pooled document gets a final label" in response.json()["detail"]
+    with pytest.raises(services.AdjudicationError):
+        services.adjudication_record(
+            pool=pool,
+            topic=topic,
+            docno="no-such-doc",
+            relevance=0,
+            aspects={},
+            reason="",
+            decided_by=organiser,
+        )
+    assert not Adjudication.objects.exists()

@@ -158,6 +158,7 @@ def test_adjudication_is_checked_against_the_schema_and_updated(setup, organiser
     topic = pool.campaign.topics.get(topic_id="1")
     with pytest.raises(LabelError, match="Credibility is required"):
         services.adjudication_record(
+            pool=pool,
             topic=topic,
             docno="a1",
             relevance=1,
@@ -166,6 +167,7 @@ def test_adjudication_is_checked_against_the_schema_and_updated(setup, organiser
             decided_by=organiser,
         )
     services.adjudication_record(
+        pool=pool,
         topic=topic,
         docno="a1",
         relevance=1,
@@ -174,7 +176,13 @@ def test_adjudication_is_checked_against_the_schema_and_updated(setup, organiser
         decided_by=organiser,
     )
     services.adjudication_record(
-        topic=topic, docno="a1", relevance=0, aspects={}, reason="off topic", decided_by=organiser
+        pool=pool,
+        topic=topic,
+        docno="a1",
+        relevance=0,
+        aspects={},
+        reason="off topic",
+        decided_by=organiser,
     )
     adjudication = Adjudication.objects.get()
     assert (adjudication.relevance, adjudication.aspects, adjudication.reason) == (

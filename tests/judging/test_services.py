@@ -58,12 +58,20 @@ def test_not_relevant_stores_aspects_as_not_asked(assignment):
     assert judgment.aspects == NOT_ASKED
 
 
-def test_repeated_submit_keeps_one_row_and_logs_no_change(assignment):
-    submit(assignment, "d1", 1, RELEVANT, seconds=5)
-    submit(assignment, "d1", 1, RELEVANT, seconds=3)
+def test_a_repeated_identical_save_adds_no_seconds_and_no_event(assignment):
+    first = submit(assignment, "d1", 1, RELEVANT, seconds=5)
+    for seconds in (3, 5, 1800):
+        submit(assignment, "d1", "1", {k: str(v) for k, v in RELEVANT.items()}, seconds=seconds)
     judgment = Judgment.objects.get()
-    assert judgment.seconds == 8
+    assert (judgment.seconds, judgment.updated_at) == (5, first.updated_at)
     assert [e[1] for e in events(assignment)] == ["create"]
+
+
+def test_a_revision_adds_its_visits_seconds(assignment):
+    submit(assignment, "d1", 1, RELEVANT, seconds=5)
+    submit(assignment, "d1", 0, seconds=3)
+    assert Judgment.objects.get().seconds == 8
+    assert JudgmentEvent.objects.get(action="update").seconds == 3
 
 
 def test_revision_updates_the_row_and_logs_old_and_new(assignment):

@@ -152,11 +152,12 @@ def test_value_outside_the_schema_is_rejected(assessor_client, assignment):
     assert not Judgment.objects.exists()
 
 
-def test_double_submit_keeps_one_judgment(assessor_client, assignment):
+def test_double_submit_keeps_one_judgment_and_counts_its_time_once(assessor_client, assignment):
     for _ in range(2):
-        assessor_client.post(judge_url(assignment, 1), RELEVANT)
+        assessor_client.post(judge_url(assignment, 1), {**RELEVANT, "seconds": "7.5"})
     assert Judgment.objects.count() == 1
     assert JudgmentEvent.objects.count() == 1
+    assert Judgment.objects.get().seconds == 7.5
 
 
 def test_reopening_a_judged_document_marks_its_labels_without_choosing_them(

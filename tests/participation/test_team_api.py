@@ -96,6 +96,15 @@ def test_a_rejected_file_answers_400_with_file_line_reason(api, team):
     assert not Run.objects.exists()
 
 
+def test_a_run_tag_holding_a_bidi_control_is_refused_with_its_line(api, team):
+    response = post_run(api, team, "evil.txt", b"301 Q0 d1 1 2 run\xe2\x80\xaegpj.exe\n")
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert (error["file"], error["line"]) == ("evil.txt", 1)
+    assert error["reason"].startswith("run tag 'run\\u202egpj.exe' holds U+202E")
+    assert not Run.objects.exists()
+
+
 def test_after_the_deadline_400_with_the_reason(api, campaign, team):
     campaign.submission_deadline = timezone.now() - timedelta(hours=1)
     campaign.save()
@@ -205,6 +214,27 @@ def organiser_api(organiser) -> APIClient:
     client = APIClient()
     client.force_authenticate(organiser)
     return client
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "reason"),
+    [
+        ({"name": "uni\u202ex", "members": []}, "name", "team name 'uni\\u202ex' holds U+202E"),
+        ({"name": "x", "members": ["pat\x1b"]}, "members", "username 'pat\\x1b' holds U+001B"),
+        ({"name": "x", "members": ["pat\x00"]}, "members", "username 'pat\\x00' holds U+0000"),
+    ],
+)
+def test_a_team_name_or_member_holding_a_control_character_is_a_400(
+    organiser, participant, body, field, reason
+):
+    campaign = make_campaign(topics=("301",))
+    response = organiser_api(organiser).post(
+        f"/api/campaigns/{campaign.slug}/teams/", body, format="json"
+    )
+    assert response.status_code == 400
+    [message] = response.json()[field]
+    assert message.startswith(reason)
+    assert not campaign.teams.exists()
 
 
 def test_organisers_register_teams_set_limits_and_release_over_the_api(organiser, participant):

@@ -219,6 +219,21 @@ def test_organiser_cannot_make_themselves_or_unknown_accounts_members(organiser_
     assert not campaign.teams.exists()
 
 
+def test_a_team_name_or_member_holding_a_control_character_is_refused(organiser_client, campaign):
+    make_user("pat")
+    response = organiser_client.post(
+        teams_url(campaign, "team_create"), {"name": "Alpha", "members": "pat\x1b[2J"}
+    )
+    assert response.status_code == 400
+    assert "username &#x27;pat\\x1b[2J&#x27; holds U+001B (ESC)" in response.content.decode()
+    response = organiser_client.post(
+        teams_url(campaign, "team_create"), {"name": "Al\u2067pha", "members": "pat"}
+    )
+    assert response.status_code == 400
+    assert "team name &#x27;Al\\u2067pha&#x27; holds U+2067" in response.content.decode()
+    assert not campaign.teams.exists()
+
+
 def test_organiser_sets_the_deadline_and_limits(organiser_client, campaign):
     response = organiser_client.post(
         teams_url(campaign, "submission_settings"),

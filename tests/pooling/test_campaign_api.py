@@ -9,11 +9,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging import services as judging_services
+from judging.models import Adjudication, Judgment
 from pooling import services
 from pooling.core.spec import PoolSpec
 from pooling.models import Campaign, Document, Run
 from tests.helpers import make_campaign, make_pool, make_run, run_text
-from workbench.core.label_schema import SCHEMA_PRESETS
+from workbench.core.label_schema import MAX_GRADE, SCHEMA_PRESETS
 
 pytestmark = pytest.mark.django_db
 
@@ -63,6 +64,70 @@ def test_a_custom_schema_is_checked_as_the_page_checks_it(api):
     assert response.status_code == 400
     assert "custom_schema" in response.json()
     assert not Campaign.objects.exists()
+
+
+def _schema_with_top_grade(value: int) -> dict:
+    schema = SCHEMA_PRESETS["binary"].schema()
+    schema["relevance"]["grades"][1]["value"] = value
+    return schema
+
+
+@pytest.mark.parametrize("value", [MAX_GRADE + 1, 2**31, 10**30])
+def test_a_schema_with_a_grade_the_database_cannot_store_is_refused(api, value):
+    response = api.post(
+        "/api/campaigns/",
+        {"name": "X", "slug": "x", "label_schema": _schema_with_top_grade(value)},
+        format="json",
+    )
+    assert response.status_code == 400
+    [reason] = response.json()["custom_schema"]
+    assert f"at most {MAX_GRADE}" in reason
+    assert not Campaign.objects.exists()
+
+
+def test_the_largest_grade_a_schema_may_declare_is_stored_and_read_back(api, assessor):
+    from django.db import connection
+
+    # The bound is the judgment table's: smallint on PostgreSQL, checked here on each database.
+    assert connection.ops.integer_field_range("SmallIntegerField")[1] >= MAX_GRADE
+    created = api.post(
+        "/api/campaigns/",
+        {"name": "X", "slug": "x", "label_schema": _schema_with_top_grade(MAX_GRADE)},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    campaign = Campaign.objects.get()
+    services.topics_import(campaign=campaign, data=b"301\tTitle\n", name="topics.tsv")
+    pool = make_pool(campaign, {"301": ["d1"]})
+    [assignment] = judging_services.assignments_create(
+        pool=pool, topics=campaign.topics.all(), assessors=[assessor]
+    )
+    judging_services.judgment_submit(
+        assignment=assignment, docno="d1", relevance=MAX_GRADE, aspects={}, seconds=1
+    )
+    judging_services.adjudication_record(
+        pool=pool,
+        topic=campaign.topics.get(),
+        docno="d1",
+        relevance=MAX_GRADE,
+        aspects={},
+        reason="",
+        decided_by=assessor,
+    )
+    assert Judgment.objects.get().relevance == MAX_GRADE
+    assert Adjudication.objects.get().relevance == MAX_GRADE
+
+
+def test_a_campaign_name_holding_a_control_character_is_refused(api):
+    response = api.post("/api/campaigns/", {"name": "TREC\x1b[31m", "slug": "x"}, format="json")
+    assert response.status_code == 400
+    [reason] = response.json()["name"]
+    assert reason.startswith("campaign name 'TREC\\x1b[31m' holds U+001B (ESC)")
+    assert not Campaign.objects.exists()
+    make_campaign("trec-x")
+    renamed = api.patch("/api/campaigns/trec-x/", {"name": "\u202eX"}, format="json")
+    assert renamed.status_code == 400
+    assert Campaign.objects.get().name == "TREC-X"
 
 
 def test_a_taken_slug_is_refused_with_the_forms_words(api):

@@ -11,7 +11,7 @@ from pooling import selectors, services
 from pooling.core.spec import PoolSpec, Stratum
 from pooling.core.strategies import build_pool, write_pool_tsv
 from pooling.models import PoolEntry
-from tests.helpers import make_campaign, make_run
+from tests.helpers import make_campaign, make_pool, make_run
 from workbench.core.run_files import read_run_cache
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +61,21 @@ def test_stored_pool_equals_the_core_pool_byte_for_byte(campaign):
     write_pool_tsv(selectors.pool_entries_frame(pool), got)
     assert got.getvalue() == expected.getvalue()
     assert PoolEntry.objects.filter(pool=pool, sampled=False).exists()
+
+
+def test_a_build_reports_each_topic_outside_its_transaction(campaign):
+    from django.db import connection
+
+    outside = len(connection.atomic_blocks)  # the test's own transaction
+    calls = []
+
+    def record(done: int, total: int) -> None:
+        calls.append((done, total, len(connection.atomic_blocks)))
+
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2), progress=record)
+    # Not inside the build's transaction: a job's progress is seen while it builds.
+    assert calls == [(0, 2, outside), (1, 2, outside), (2, 2, outside)]
+    assert pool.entries.count() == 7
 
 
 def test_campaign_without_runs_builds_nothing():
@@ -150,7 +165,13 @@ def test_spent_is_derived_from_the_stored_judgments_and_adjudications(
     judge(assessor, "d2", relevance=2)  # revising is the same judgment
     assert selectors.campaign_budget(campaign).spent == 3
     judging.adjudication_record(
-        topic=topic, docno="d1", relevance=0, aspects={}, reason="", decided_by=assessor
+        pool=make_pool(campaign, {"1": ["d1"]}),
+        topic=topic,
+        docno="d1",
+        relevance=0,
+        aspects={},
+        reason="",
+        decided_by=assessor,
     )
     state = selectors.campaign_budget(campaign)
     assert (state.judgments, state.adjudications, state.spent, state.remaining) == (3, 1, 4, 6)

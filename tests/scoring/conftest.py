@@ -83,3 +83,24 @@ def graded_pool(db) -> Pool:
     rows = [ImportedJudgment("nist", t, d, rel) for (t, d), rel in labels.items()]
     judging.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
     return pool
+
+
+def judged_pool_of_runs(*tags: str, docnos: tuple[str, ...] = ("d1", "d2", "e1", "e2")) -> Pool:
+    """A small binary campaign with a run of each tag (taking turns at ranking the
+    documents the other way round), its pool of the four documents (two for topic 1,
+    two for topic 2), judged by NIST: for tests about what a run tag or a docno does
+    to the pages and downloads."""
+    from tests.helpers import make_campaign, make_pool, make_run
+    from workbench.core.label_schema import SCHEMA_PRESETS
+
+    campaign = make_campaign(
+        "tags", topics=("1", "2"), label_schema=SCHEMA_PRESETS["binary"].schema()
+    )
+    entries = {"1": list(docnos[:2]), "2": list(docnos[2:])}
+    for i, tag in enumerate(tags):
+        make_run(campaign, tag, {t: d[:: 1 if i % 2 == 0 else -1] for t, d in entries.items()})
+    pool = make_pool(campaign, entries)
+    labels = {("1", docnos[0]): 1, ("1", docnos[1]): 0, ("2", docnos[2]): 0, ("2", docnos[3]): 1}
+    rows = [ImportedJudgment("nist", t, d, rel) for (t, d), rel in labels.items()]
+    judging.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
+    return pool

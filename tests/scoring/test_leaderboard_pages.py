@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from pooling.models import Run
 from scoring import selectors
 from tests.helpers import make_campaign, make_pool
+from tests.scoring.conftest import judged_pool_of_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -222,3 +223,32 @@ def test_assessors_see_no_leaderboard_or_picture(assessor_client, pool):
     assert assessor_client.get(leaderboard_url(pool)).status_code == 403
     plot = reverse("scoring:leaderboard_plot", args=[pool.pk, "box"])
     assert assessor_client.get(plot).status_code == 403
+
+
+def test_a_run_tag_that_looks_like_mathtext_is_drawn_as_written(organiser_client):
+    tag = "$\\immediate\\write18{id}$"
+    pool = judged_pool_of_runs(tag, "bm25")
+    page = organiser_client.get(leaderboard_url(pool, measure="map"))
+    assert page.status_code == 200
+    for figure in page.context["figures"]:
+        svg = organiser_client.get(figure["url"])
+        assert svg.status_code == 200, figure["kind"]
+        texts = re.findall(r">([^<]*)</text>", svg.content.decode())
+        assert any(tag in text for text in texts), figure["kind"]
+        assert organiser_client.get(figure["url"] + "&format=png").status_code == 200
+
+
+def test_the_leaderboard_tsv_and_picture_csvs_write_formula_like_tags_as_text(organiser_client):
+    pool = judged_pool_of_runs("=cmd|'/Ccalc'!A0", "+bm25", "-1")
+    tsv = organiser_client.get(leaderboard_url(pool, measure="map", download="tsv"))
+    runs_table = tsv.content.decode().split("\n\n")[0].splitlines()
+    header = runs_table[0].split("\t")
+    runs = {row.split("\t")[header.index("run")] for row in runs_table[1:]}
+    assert runs == {"'=cmd|'/Ccalc'!A0", "'+bm25", "-1"}
+    assert all(float(row.split("\t")[header.index("mean")]) == 0.75 for row in runs_table[1:])
+    page = organiser_client.get(leaderboard_url(pool, measure="map"))
+    for figure in page.context["figures"]:
+        table = organiser_client.get(figure["url"] + "&format=csv").content.decode()
+        cells = {cell for line in table.splitlines() for cell in line.split(",")}
+        assert not cells & {"=cmd|'/Ccalc'!A0", "+bm25"}, figure["kind"]
+        assert cells & {"'=cmd|'/Ccalc'!A0", "'+bm25"}, figure["kind"]

@@ -20,7 +20,7 @@ from scoring import selectors
 from scoring.core.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.core.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
-from tests.scoring.conftest import change_a_label
+from tests.scoring.conftest import change_a_label, judged_pool_of_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -109,6 +109,31 @@ def test_qrels_and_bundle_downloads(organiser_client, pool):
         "qrels.txt",
         "qrels_infap.txt",
     ]
+
+
+# Run tags a spreadsheet would run as formulas; the last is a number, and stays one.
+FORMULA_TAGS = ("=cmd|'/Ccalc'!A0", "+bm25", "@sum", "-1")
+
+
+def test_the_scores_download_writes_formula_like_run_tags_as_text(organiser_client):
+    pool = judged_pool_of_runs(*FORMULA_TAGS)
+    download = organiser_client.get(
+        reverse("scoring:pool_scores", args=[pool.pk]), {"measures": "map", "download": "tsv"}
+    )
+    rows = [line.split("\t") for line in download.content.decode().splitlines()]
+    assert rows[0][:2] == ["run_id", "map"]
+    assert sorted(row[0] for row in rows[1:]) == sorted(
+        ["'=cmd|'/Ccalc'!A0", "'+bm25", "'@sum", "-1"]
+    )
+    # The scores are numbers as before: 1 for the runs ranking the relevant first.
+    assert sorted(float(row[1]) for row in rows[1:]) == [0.75, 0.75, 0.75, 0.75]
+
+
+def test_trec_files_keep_docnos_that_look_like_formulas_byte_exact(organiser_client):
+    pool = judged_pool_of_runs("=run", docnos=("=d1", "-d2", "+e1", "@e2"))
+    qrels = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"]))
+    assert qrels.content == b"1 0 -d2 0\n1 0 =d1 1\n2 0 +e1 0\n2 0 @e2 1\n"
+    assert Run.objects.get().original_file.read().split(b"\n")[0] == b"1 Q0 =d1 1 99.5 =run"
 
 
 def test_an_export_that_cannot_be_made_is_409(organiser_client, pool):

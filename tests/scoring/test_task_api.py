@@ -110,6 +110,17 @@ def test_a_rejected_submission_stores_nothing(api):
     assert not TaskSubmission.objects.exists()
 
 
+@pytest.mark.parametrize("name", ["team\x1b[8m", "team\u202e", "\x7fteam"])
+def test_a_submission_name_holding_a_control_character_is_refused(api, name):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    response = post_submission(api, name, CODIESP_RUN)
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["reason"].startswith(f"submission name {name!r} holds U+")
+    assert not TaskSubmission.objects.exists()
+
+
 def test_a_subtask_the_campaign_has_not_is_a_400(api):
     make_task_campaign()
     response = post_gold(api, subtask="claims")

@@ -230,6 +230,17 @@ def test_the_scores_download_as_tsv_in_the_pages_order(organiser_client, three_t
     assert "sort=-f1&amp;download=tsv" in page
 
 
+def test_the_scores_download_writes_formula_like_submission_names_as_text(organiser_client):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    for name in ("=cmd|'/C calc'!A0", "@team", "-2"):
+        make_submission(campaign, name, CODIESP_RUN)
+    response = organiser_client.get(scores_url(campaign), {"sort": "name", "download": "tsv"})
+    rows = [line.split("\t") for line in response.content.decode().splitlines()[1:]]
+    assert sorted(row[0] for row in rows) == ["'=cmd|'/C calc'!A0", "'@team", "-2"]
+    assert {row[1] for row in rows} == {"0.4722"}
+
+
 def test_a_submissions_documents_are_the_pure_cores(organiser_client, three_teams):
     submission = TaskSubmission.objects.get(name="hand")
     url = reverse("scoring:task_submission", args=[three_teams.slug, submission.pk])

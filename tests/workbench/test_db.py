@@ -48,3 +48,43 @@ def test_inside_a_transaction_already_open_the_callers_isolation_stands():
 
     with transaction.atomic(), read_snapshot():
         assert Campaign.objects.count() == 0  # no SET TRANSACTION error after a query
+
+
+# --------------------------------------------------------------------------
+# bulk_insert
+
+
+def test_bulk_insert_stores_the_values_as_given_and_the_defaults_for_the_rest():
+    from pooling.models import Pool, PoolEntry
+    from workbench.db import bulk_insert
+
+    campaign = make_campaign("bulk", topics=("1",))
+    pool = Pool.objects.create(campaign=campaign, name="p", spec={})
+    topic = campaign.topics.get()
+    fields = ("pool_id", "topic_id", "docno", "best_rank", "n_runs", "stratum")
+    rows = [
+        (pool.pk, topic.pk, "d1", 1, 2, 1, 2 / 3, True, 1),
+        (pool.pk, topic.pk, "é/../\\x", 7, 1, 2, 1e-300, False, None),
+    ]
+    count = bulk_insert(PoolEntry, (*fields, "inclusion_probability", "sampled", "order"), rows)
+    assert count == 2
+    stored = list(
+        PoolEntry.objects.order_by("docno").values_list(
+            "docno", "best_rank", "inclusion_probability", "sampled", "order", "retired", "revision"
+        )
+    )
+    assert stored == [
+        ("d1", 1, 2 / 3, True, 1, False, 1),
+        ("é/../\\x", 7, 1e-300, False, None, False, 1),
+    ]
+
+
+def test_bulk_insert_refuses_unknown_fields_and_unset_timestamps():
+    from judging.models import Judgment
+    from pooling.models import PoolEntry
+    from workbench.db import bulk_insert
+
+    with pytest.raises(ValueError, match="not columns of PoolEntry: nonsense"):
+        bulk_insert(PoolEntry, ("nonsense",), [])
+    with pytest.raises(ValueError, match="give the values of created_at, updated_at"):
+        bulk_insert(Judgment, ("assessor_id", "topic_id", "docno", "relevance"), [])

@@ -410,7 +410,7 @@ def test_a_job_whose_worker_is_killed_is_run_again_by_another_and_stored_once(
     pool = Pool.objects.get()
     assert (pool.name, pool.entries.count()) == ("w", worker_world["entries"])
     assert PoolEntry.objects.count() == worker_world["entries"]
-    assert job.result == {"pool": pool.pk, "campaign": "trec-x", "entries": 4}
+    assert job.result == {"pool": pool.pk, "campaign": "trec-x", "entries": 4, "without_text": 4}
     assert "Attempt 1: the worker running it stopped" in job.log
     assert "Attempt 2 of 3." in job.log
     assert task_rows(job) == ["FAILED", "SUCCESSFUL"], "no task row is left running"
@@ -589,7 +589,7 @@ def test_a_pool_build_records_its_job_done_in_the_transaction_that_stores_the_po
     pool = Pool.objects.get()
     assert (job.state, job.result) == (
         "done",
-        {"pool": pool.pk, "campaign": "trec-x", "entries": 3},
+        {"pool": pool.pk, "campaign": "trec-x", "entries": 3, "without_text": 3},
     )
     Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     assert jobs_reclaim() == []

@@ -1,16 +1,32 @@
-"""How long the ids the workbench stores may be, and what they may hold: one rule for
-the readers and the models.
+"""What the ids the workbench stores may be: one rule for the readers, forms and models.
 
-Generous enough for real collections (ClueWeb docnos have 25 characters;
-some collections use DOIs or whole URLs as docnos), and checked where a
-file is read, so that a longer id is a `file:line: reason`, never a
-database error later. Ids read from JSON fields (where anything can be
-written) are checked by `id_problem` for the characters no id may hold too.
+How long: generous enough for real collections (ClueWeb docnos have 25
+characters; some collections use DOIs or whole URLs as docnos).
+
+What they may hold: no control characters (`control_problem`). An id is
+shown in pages, pictures, spreadsheets and terminals, and sent back in
+links; a control character in one is never meant: ESC starts a terminal
+escape, DEL and the C0/C1 controls are invisible or break lines, and the
+bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE and its kin) make a
+name display in another order than it is (`run-1`, U+202E, `gpj.exe`
+shows as `run-1exe.jpg`).
+
+Both are checked where a file is read or a form or serializer is cleaned,
+so that a bad id is a `file:line: reason` or a form error, never a
+database error or a confusing page later. Topic ids, docnos, run tags,
+assessor and team member names, campaign and team names, and submission
+names all follow this rule.
+
+Ids read from JSON fields (where anything can be written, whitespace included)
+are checked by `id_problem`, which also refuses whitespace and every other
+invisible character: such ids travel in whitespace-separated TREC files.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
 MAX_TOPIC_ID = 200
@@ -18,12 +34,59 @@ MAX_DOCNO = 500
 MAX_RUN_TAG = 200
 MAX_URL = 2000
 
+# The code points no id may hold (inclusive ranges): C0 controls (NUL, tab, line
+# ends, ESC...), DEL and the C1 controls, then the bidirectional controls: the
+# Arabic letter mark, LRM and RLM, the embeddings and overrides LRE..RLO, and the
+# isolates LRI..PDI.
+CONTROL_RANGES = (
+    (0x00, 0x1F),
+    (0x7F, 0x9F),
+    (0x061C, 0x061C),
+    (0x200E, 0x200F),
+    (0x202A, 0x202E),
+    (0x2066, 0x2069),
+)
+CONTROL_CHARACTERS = re.compile(
+    "[" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in CONTROL_RANGES) + "]"
+)
+# The same class in RE2's syntax, for Arrow's regular expressions over whole columns.
+CONTROL_CHARACTERS_RE2 = (
+    "[" + "".join(f"\\x{{{low:x}}}-\\x{{{high:x}}}" for low, high in CONTROL_RANGES) + "]"
+)
+_C0_NAMES = {0x00: "NUL", 0x09: "tab", 0x0A: "line feed", 0x0D: "carriage return", 0x1B: "ESC"}
+
 
 def length_problem(what: str, value: str, limit: int) -> str | None:
     """Why `value` is too long to store as `what` ("docno", ...), or None."""
     if len(value) <= limit:
         return None
     return f"{what} of {len(value):,} characters ({value[:40]!r}...): at most {limit} are allowed"
+
+
+def control_problem(what: str, value: str) -> str | None:
+    """Why `value` cannot be `what` ("run tag", ...) for the control character it
+    holds (the first one, named), or None."""
+    found = CONTROL_CHARACTERS.search(value)
+    if found is None:
+        return None
+    code = ord(found.group())
+    name = (
+        _C0_NAMES.get(code)
+        or unicodedata.name(found.group(), "")
+        or ("DEL" if code == 0x7F else "a C0 control" if code < 0x20 else "a C1 control")
+    )
+    shown = repr(value) if len(value) <= 60 else f"{value[:40]!r}..."
+    return (
+        f"{what} {shown} holds U+{code:04X} ({name}): control characters "
+        "are not allowed in names and ids"
+    )
+
+
+def identifier_problem(what: str, value: str, limit: int | None = None) -> str | None:
+    """Why `value` cannot be stored as `what`: too long (given a limit), or holding
+    a control character; None when it can."""
+    too_long = length_problem(what, value, limit) if limit is not None else None
+    return too_long or control_problem(what, value)
 
 
 def id_problem(what: str, value: str, limit: int) -> str | None:
@@ -58,8 +121,6 @@ def id_field_problem(record: dict[str, Any], key: str, what: str, limit: int) ->
 
 
 def _bad_id_character(char: str) -> str | None:
-    import unicodedata  # here: most readers never call this
-
     category = unicodedata.category(char)
     if category == "Cc":
         return "a control character"

@@ -28,6 +28,13 @@ NOT_ASKED = -1
 NOT_JUDGED = -2
 # Keys the judging screen keeps for itself: undo and the key map.
 RESERVED_KEYS = frozenset({"u", "?", "!", "/"})
+# The largest grade value a schema may declare. Relevance is stored in a
+# SmallIntegerField (judging.models.Judgment and Adjudication): smallint on
+# PostgreSQL, -32768..32767; SQLite stores up to 2^63 - 1, but a schema must
+# work on either. Aspects (JSON) keep the same bound: one rule for every grade.
+# Every grade the workbench stores passes `LabelSchema.clean`, so a schema that
+# passes this bound is one whose every label can be stored.
+MAX_GRADE = 32767
 _ASPECT_WHEN = ("relevant", "always")
 
 DEFAULT_LABEL_SCHEMA: dict[str, Any] = {
@@ -239,15 +246,20 @@ def _question_problems(label: str, question: dict[str, Any]) -> list[str]:
             continue
         value, name, key = grade.get("value"), grade.get("name"), grade.get("key")
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            problems.append(f"{label}: grade value {value!r} must be a non-negative integer")
+            problems.append(f"{label}: grade value {_shown(value)} must be a non-negative integer")
+        elif value > MAX_GRADE:
+            problems.append(
+                f"{label}: grade value {_shown(value)} is too large: grades are stored as "
+                f"small integers, at most {MAX_GRADE}"
+            )
         elif value in values:
             problems.append(f"{label}: grade value {value} is used twice")
         else:
             values.add(value)
         if not isinstance(name, str) or not name.strip():
-            problems.append(f"{label}: grade {value!r} needs a name")
+            problems.append(f"{label}: grade {_shown(value)} needs a name")
         if not isinstance(key, str) or len(key) != 1 or key.isspace():
-            problems.append(f"{label}: grade {value!r} needs a one-character key")
+            problems.append(f"{label}: grade {_shown(value)} needs a one-character key")
         elif key.lower() in RESERVED_KEYS:
             problems.append(
                 f"{label}: key {key!r} is reserved (u undoes, ? shows the key map, "
@@ -256,6 +268,12 @@ def _question_problems(label: str, question: dict[str, Any]) -> list[str]:
     if label == "relevance" and values and 0 not in values:
         problems.append("relevance: grade 0 (not relevant) is required")
     return problems
+
+
+def _shown(value: Any) -> str:
+    """A grade value as a problem shows it: a 4,000-digit number is cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text):,} characters)"
 
 
 def _key_clashes(questions: list[dict[str, Any]]) -> list[str]:

@@ -9,16 +9,19 @@ server never opens a window or shares pyplot's global state between threads.
 Readable on screen and in print: dark colours (contrast 4.5:1 or more on
 white, text and marks alike), text kept as text in the SVG (searchable and
 read by screen readers), a title and labelled axes on every plot, the title
-as the SVG's <title>, and the same bytes for the same numbers.
+as the SVG's <title>, and the same bytes for the same numbers. Text is
+always literal (`LITERAL_TEXT`): names from uploads are never read as mathtext.
 """
 
 from __future__ import annotations
 
-import csv
 import io
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from workbench.core.spreadsheets import csv_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -30,6 +33,17 @@ NAVY, DARK_RED, GREY = "#1b3a6b", "#9b1c31", "#555555"
 # Distinct dark colours for lines (each 4.5:1 or more on white), then dashes.
 LINE_COLOURS = ("#1b3a6b", "#9b1c31", "#1e6b3a", "#6b3a8c", "#8a5a00", "#005f73")
 LINE_STYLES = ("-", "--", ":", "-.")
+
+
+# Text in a picture is drawn as written, whoever wrote it: a run tag, topic id or
+# measure name such as `$\immediate\write18{id}$` is not mathtext (a parse error
+# that broke every picture holding it) nor LaTeX. The one place that decides it:
+# every picture is drawn inside `Plot.render`, under these settings.
+LITERAL_TEXT: dict[Any, Any] = {"text.parse_math": False, "text.usetex": False}
+# rc_context changes matplotlib's settings for the whole process: one picture at a
+# time, so that a thread drawing never sees another's settings come and go
+# (matplotlib's own caches are not thread-safe either).
+_RENDERING = threading.Lock()
 
 
 class PlotError(ValueError):
@@ -45,11 +59,7 @@ class Plot:
     size: tuple[float, float] = (8.0, 4.5)  # inches
 
     def csv(self) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(self.header)
-        writer.writerows(self.rows)
-        return out.getvalue()
+        return csv_text(self.header, self.rows)
 
     def render(self, fmt: str) -> bytes:
         if fmt not in FORMATS:
@@ -59,14 +69,17 @@ class Plot:
         matplotlib.use("Agg")
         from matplotlib.figure import Figure
 
-        # A Figure of our own, not pyplot's global state: requests run in threads.
-        figure = Figure(figsize=self.size, layout="constrained")
-        axes = figure.add_subplot()
-        axes.set_title(self.title, fontsize=11)
-        self.draw(axes)
         out = io.BytesIO()
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "workbench"}):
-            # Fixed metadata: the same numbers give the same bytes.
+        # LITERAL_TEXT around drawing and saving alike: matplotlib makes tick labels
+        # and legends only as it saves, each reading the settings then.
+        settings = LITERAL_TEXT | {"svg.fonttype": "none", "svg.hashsalt": "workbench"}
+        with _RENDERING, matplotlib.rc_context(settings):
+            # A Figure of our own, not pyplot's global state: requests run in threads.
+            figure = Figure(figsize=self.size, layout="constrained")
+            axes = figure.add_subplot()
+            axes.set_title(self.title, fontsize=11)
+            self.draw(axes)
+            # Fixed metadata and ids: the same numbers give the same bytes.
             metadata = {"Title": self.title, "Date": None} if fmt == "svg" else {"Software": None}
             figure.savefig(out, format=fmt, dpi=150, metadata=metadata)
         return out.getvalue()

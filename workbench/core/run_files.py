@@ -30,9 +30,15 @@ from workbench.core.file_input import (
     strip_bom,
     utf8_problem,
 )
-from workbench.core.id_limits import MAX_DOCNO, MAX_RUN_TAG, MAX_TOPIC_ID, length_problem
+from workbench.core.id_limits import (
+    CONTROL_CHARACTERS_RE2,
+    MAX_DOCNO,
+    MAX_RUN_TAG,
+    MAX_TOPIC_ID,
+    identifier_problem,
+)
 from workbench.core.problems import ProblemLog
-from workbench.core.string_keys import fingerprints
+from workbench.core.string_keys import fingerprints, value_bytes
 from workbench.core.topic_ids import topic_sort_key
 
 RUN_FILE_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "run_id")
@@ -99,7 +105,8 @@ def read_run(
     """Read a 6-column run file, checking every line.
 
     File-level rules checked here: UTF-8, not empty, six columns, a decimal
-    score, each docno at most once per topic. Campaign rules (known topics,
+    score, topic ids, docnos and tags that can be stored (`id_limits`), each
+    docno at most once per topic. Campaign rules (known topics,
     one unused tag) are in `validate_run_for_campaign`. With
     `extra_fields="ignore"`, fields after the tag are dropped instead of
     reported, as trec_eval does when it scores a run.
@@ -112,7 +119,7 @@ def read_run(
         table = _parse_run_general(data, log, ignore_extra_fields=extra_fields == "ignore")
     run = ParsedRun(file, table, log)
     if table.num_rows:
-        _check_field_values(run, nul=b"\x00" in data)
+        _check_field_values(run)
         _check_duplicate_docnos(run)
     elif log.ok:
         log.add(0, "empty file: no run lines")
@@ -159,6 +166,7 @@ def read_run_file(
         pa.default_memory_pool().release_unused()
     run = ParsedRun(file, pa.concat_tables(tables) if tables else _empty_run_table(), log)
     if run.table.num_rows:
+        _check_field_values(run)
         _check_duplicate_docnos(run)
     elif log.ok:
         log.add(0, "empty file: no run lines")
@@ -404,13 +412,13 @@ _STORED_FIELDS = (
 )
 
 
-def _check_field_values(run: ParsedRun, *, nul: bool) -> None:
+def _check_field_values(run: ParsedRun) -> None:
     """Topic ids, docnos and tags that could not be stored: too long, or holding a
-    NUL (looked for only when the file has one: a byte search costs nothing)."""
+    NUL or another control character (`id_limits.identifier_problem`)."""
     table, log = run.table, run.problems
     for column, what, limit in _STORED_FIELDS:
         values = table.column(column)
-        bad = pc.match_substring(values, "\x00") if nul else None
+        bad = _holding_controls(values)
         # Bytes bound characters from above: count characters only when needed.
         if pc.max(pc.binary_length(values)).as_py() > limit:
             too_long = pc.greater(pc.utf8_length(values), limit)
@@ -422,8 +430,22 @@ def _check_field_values(run: ParsedRun, *, nul: bool) -> None:
         texts = values.take(pa.array(rows[: log.limit])).to_pylist()
         for line, text in zip(lines, texts, strict=True):
             reason = f"{what} {NUL_PROBLEM}" if "\x00" in text else None
-            log.add(line, reason or length_problem(what, text, limit) or what)
+            log.add(line, reason or identifier_problem(what, text, limit) or what)
         log.count_unlisted(max(0, len(rows) - log.limit))
+
+
+def _holding_controls(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray | None:
+    """Which values hold a control character; None when none can. Values of printable
+    ASCII only (every byte from 0x20 to 0x7E: one pass of NumPy over the bytes, the
+    common case) hold none, and are not searched."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if all(_printable_ascii(value_bytes(chunk)) for chunk in chunks):
+        return None
+    return pc.match_substring_regex(values, CONTROL_CHARACTERS_RE2)
+
+
+def _printable_ascii(data: np.ndarray) -> bool:
+    return not data.size or (int(data.min()) >= 0x20 and int(data.max()) <= 0x7E)
 
 
 def _check_duplicate_docnos(run: ParsedRun) -> None:

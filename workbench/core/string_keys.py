@@ -29,6 +29,19 @@ _MIX_A = np.uint64(0x9E3779B97F4A7C15)
 _MIX_B = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
+def value_bytes(strings: pa.Array) -> np.ndarray:
+    """Every byte of a string or binary array's values, end to end, as one uint8
+    array read from its data buffer (no copy)."""
+    large = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
+    _, offsets_buffer, data_buffer = strings.buffers()
+    if not len(strings) or data_buffer is None:
+        return np.empty(0, dtype=np.uint8)
+    count = strings.offset + len(strings) + 1
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if large else np.int32, count=count)
+    start, end = int(offsets[strings.offset]), int(offsets[strings.offset + len(strings)])
+    return np.frombuffer(data_buffer, dtype=np.uint8, count=end - start, offset=start)
+
+
 def byte_words(
     strings: pa.Array | pa.ChunkedArray, *, max_bytes: int = MAX_BYTES
 ) -> tuple[np.ndarray, np.ndarray] | None:

@@ -39,15 +39,18 @@ class Command(WorkbenchCommand):
         if per_team is not None and per_team < 1:
             raise CommandError(f"--runs-per-team must be 1 or more, not {per_team}")
         n_runs = len(selectors.pool_runs(campaign, runs_per_team=per_team))
-        with tqdm(
-            total=n_runs, desc="ranking runs", unit=" runs", disable=None, file=self.stderr
-        ) as bar:
+        with tqdm(desc="pooling topics", unit=" topics", disable=None, file=self.stderr) as bar:
+
+            def topics_ready(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
             try:
                 pool = services.pool_build(
                     campaign=campaign,
                     spec=spec,
                     name=options["name"],
-                    progress=bar.update,
+                    progress=topics_ready,
                     confirm_over_budget=options["confirm_over_budget"],
                     runs_per_team=per_team,
                 )

@@ -21,6 +21,7 @@ from dataclasses import asdict
 from typing import Any, TextIO
 
 from scoring.core.analysis.leaderboard import Leaderboard, PairRow
+from workbench.core.spreadsheets import tsv_text
 
 FORMATS = ("text", "tsv", "json", "latex")
 
@@ -117,9 +118,7 @@ def tsv(board: Leaderboard) -> str:
 
 
 def _tsv_table(fields: Sequence[str], records: list[dict[str, Any]]) -> str:
-    lines = ["\t".join(fields)]
-    lines.extend("\t".join(str(record[field]) for field in fields) for record in records)
-    return "\n".join(lines) + "\n"
+    return tsv_text(fields, ([record[field] for field in fields] for record in records))
 
 
 # --------------------------------------------------------------------------

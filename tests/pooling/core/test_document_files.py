@@ -142,6 +142,17 @@ def test_document_format_is_detected():
             "docs:1: docno of 501 characters",
         ),
         (
+            b'{"docno": "d\\u2067", "text": "t"}\n',
+            "jsonl",
+            "docs:1: docno 'd\\u2067' holds U+2067 (RIGHT-TO-LEFT ISOLATE)",
+        ),
+        (b"d\x1b1\ttitle\ttext\n", "tsv", "docs:1: docno 'd\\x1b1' holds U+001B (ESC)"),
+        (
+            b"<DOC>\n<DOCNO>d\xc2\x9b1</DOCNO>\n<TEXT>x</TEXT>\n</DOC>\n",
+            "sgml",
+            "docs:1: docno 'd\\x9b1' holds U+009B (a C1 control)",
+        ),
+        (
             b'{"docno": "d1", "text": "t", "url": "http://x/' + b"a" * 2000 + b'"}\n',
             "jsonl",
             "docs:1: url of 2,009 characters",

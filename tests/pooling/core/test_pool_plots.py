@@ -49,6 +49,14 @@ def test_judged_share_chart_groups_each_runs_ks():
         judged_share_chart(shares.iloc[0:0])
 
 
+def test_a_run_tag_that_looks_like_mathtext_is_a_label_as_written():
+    tag = "$\\immediate\\write18{id}$"
+    shares = pd.DataFrame(
+        {"run_id": [tag], "k": [10], "documents": [10], "judged": [5], "share": [0.5]}
+    )
+    assert f">{tag}</text>" in judged_share_chart(shares).render("svg").decode()
+
+
 @pytest.fixture
 def demo_pool(db):
     from pooling.models import Pool

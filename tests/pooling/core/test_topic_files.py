@@ -139,6 +139,17 @@ def test_unknown_topic_format_is_an_error():
         (b"1\tti\x00tle\n", "t.tsv", "t.tsv:1: topic contains a NUL character"),
         (b'{"id": "1", "title": "a\\u0000"}\n', "t.jsonl", "t.jsonl:1: topic contains a NUL"),
         (b"x" * 201 + b"\ttitle\n", "t.tsv", "t.tsv:1: topic id of 201 characters"),
+        (b"1\x1b[2J\ttitle\n", "t.tsv", "t.tsv:1: topic id '1\\x1b[2J' holds U+001B (ESC)"),
+        (
+            b'{"id": "1\\u202e", "title": "t"}\n',
+            "t.jsonl",
+            "t.jsonl:1: topic id '1\\u202e' holds U+202E (RIGHT-TO-LEFT OVERRIDE)",
+        ),
+        (
+            b"<top>\n<num> Number: 7\x7f\n<title> t\n</top>\n",
+            "t.sgml",
+            "t.sgml:1: topic id '7\\x7f' holds U+007F (DEL)",
+        ),
         (b'{"id": ' + b"9" * 5000 + b"}\n", "t.jsonl", "t.jsonl:1: not valid JSON: Exceeds"),
         (b"[" * 100_000 + b"\n", "t.jsonl", "t.jsonl:1: not valid JSON: nested too deeply"),
     ],

@@ -169,6 +169,7 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
     new_relevance = 0 if item["relevance"] else 2
     aspects = {} if new_relevance == 0 else {"effectiveness": 3, "credibility": 1}
     judging.adjudication_record(
+        pool=pool,
         topic=topic,
         docno=item["doc_id"],
         relevance=new_relevance,

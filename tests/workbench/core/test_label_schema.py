@@ -6,6 +6,7 @@ import json
 import pytest
 
 from workbench.core.label_schema import (
+    MAX_GRADE,
     NOT_ASKED,
     SCHEMA_PRESETS,
     LabelError,
@@ -158,6 +159,25 @@ def test_schema_problems_are_reported(data, problem):
     assert problem in schema_problems(data)
     with pytest.raises(LabelSchemaError):
         LabelSchema.parse(data)
+
+
+@pytest.mark.parametrize("value", [MAX_GRADE + 1, 2**31, 10**30])
+@pytest.mark.parametrize("question", ["relevance", "effectiveness"])
+def test_a_grade_the_judgment_table_cannot_store_is_refused(value, question):
+    data = default_schema()
+    target = data["relevance"] if question == "relevance" else data["aspects"][0]
+    target["grades"][-1]["value"] = value
+    [problem] = schema_problems(data)
+    assert problem.startswith(f"{question}: grade value {str(value)[:20]}")
+    assert f"at most {MAX_GRADE}" in problem
+
+
+def test_the_largest_storable_grade_is_a_valid_grade():
+    data = default_schema()
+    data["relevance"]["grades"][-1]["value"] = MAX_GRADE
+    assert LabelSchema.parse(data).clean(MAX_GRADE, {"effectiveness": 0, "credibility": 0})[0] == (
+        MAX_GRADE
+    )
 
 
 def test_key_map_lists_every_question_in_order():

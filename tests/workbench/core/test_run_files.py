@@ -309,6 +309,41 @@ def test_a_nul_in_a_stored_field_is_refused(where):
     assert any("contains a NUL character" in reason for _, reason in problems)
 
 
+# Control characters no id may hold: ESC, DEL, a C1 control, and the bidi controls.
+CONTROLS = ["\x1b", "\x7f", "\x85", "\u202e", "\u2066", "\u200f", "\x01"]
+
+
+@pytest.mark.parametrize("control", CONTROLS)
+@pytest.mark.parametrize("column", ["topic id", "docno", "run tag"])
+def test_a_control_character_in_an_id_is_refused_with_its_line(control, column, tmp_path):
+    fields = {"topic id": "301", "docno": "d2", "run tag": "tagA"}
+    fields[column] += control
+    lines = [
+        "301 Q0 d1 1 2 tagA",
+        f"{fields['topic id']} Q0 {fields['docno']} 2 1 {fields['run tag']}",
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    (tmp_path / "run.txt").write_bytes(data)
+    # Read at once, and a chunk at a time from a file on disk (a large upload).
+    for run in (
+        run_files.read_run(data, name="run.txt"),
+        run_files.read_run_file(tmp_path / "run.txt", chunk_bytes=8),
+    ):
+        [(line, reason)] = [p for p in reasons(run) if "control" in p[1]]
+        assert line == 2
+        assert reason.startswith(f"{column} {fields[column]!r} holds U+{ord(control):04X}")
+
+
+def test_letters_beyond_ascii_are_not_control_characters():
+    assert check("301 Q0 d\u00e9\u4e2d\u200d 1 1 t\u00a0g\n".encode()).ok
+
+
+def test_a_file_on_disk_is_checked_for_ids_too_long(tmp_path):
+    (tmp_path / "run.txt").write_bytes(f"301 Q0 {'d' * 501} 1 1 tagA\n".encode())
+    [(line, reason)] = reasons(run_files.read_run_file(tmp_path / "run.txt"))
+    assert (line, reason[:17]) == (1, "docno of 501 char")
+
+
 # A file on disk, read a chunk at a time, reads as the same bytes at once
 
 RUN_LINE = st.one_of(
