@@ -50,12 +50,15 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
         created_by=job.created_by,
         confirm_over_budget=params.get("confirm_over_budget", False),
     )
-    for row in revision.summary:
-        progress.note(
+    # One note (one write of the log), not one per topic.
+    progress.note(
+        "\n".join(
             f"topic {row['query_id']}: {row['to_judge_before']} to judge before, "
             f"{row['to_judge_after']} after ({row['leaving']} leaving, {row['joining']} joining, "
             f"{row['judged_kept']} judged kept)"
+            for row in revision.summary
         )
+    )
     return {"pool": pool.pk, "campaign": pool.campaign.slug, "revision": revision.number}
 
 

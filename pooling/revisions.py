@@ -85,12 +85,7 @@ def revise(
 
     `judged`: `query_id, doc_id` judged by anyone (repeats are harmless).
     """
-    current = current.assign(
-        key=list(zip(current["query_id"], current["doc_id"], strict=True))
-    ).set_index("key")
-    planned = planned.assign(
-        key=list(zip(planned["query_id"], planned["doc_id"], strict=True))
-    ).set_index("key")
+    current, planned = _keyed(current), _keyed(planned)
     was_to_judge = current["sampled"] & ~current["retired"]
 
     # Entries of the new plan: its values; a place in the queue kept where it had one.
@@ -114,6 +109,12 @@ def revise(
     entries["order"] = entries["order"].astype("Int64")
     summary = _summary(current.reset_index(drop=True), entries, judged)
     return Revision(sort_pool(entries), summary)
+
+
+def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame indexed by (topic, document), its columns kept."""
+    keys = [frame["query_id"].to_numpy(), frame["doc_id"].to_numpy()]
+    return frame.set_axis(pd.MultiIndex.from_arrays(keys, names=["topic", "document"]))
 
 
 def _append_to_queues(

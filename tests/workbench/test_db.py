@@ -48,3 +48,27 @@ def test_inside_a_transaction_already_open_the_callers_isolation_stands():
 
     with transaction.atomic(), read_snapshot():
         assert Campaign.objects.count() == 0  # no SET TRANSACTION error after a query
+
+
+def test_update_by_pk_gives_each_named_row_its_values_nulls_included():
+    from pooling.models import PoolEntry
+    from tests.helpers import make_pool
+    from workbench.db import update_by_pk
+
+    pool = make_pool(make_campaign(topics=("1",)), {"1": ["a", "b", "c"]})
+    a, _, c = pool.entries.order_by("order")
+    given = update_by_pk(
+        PoolEntry,
+        [(a.pk, None, False, 0.25, 7), (c.pk, 9, True, 0.5, 1)],
+        ["order", "sampled", "inclusion_probability", "stratum"],
+    )
+    assert given == 2
+    rows = PoolEntry.objects.order_by("docno").values_list(
+        "docno", "order", "sampled", "inclusion_probability", "stratum"
+    )
+    assert list(rows) == [
+        ("a", None, False, 0.25, 7),
+        ("b", 2, True, 1.0, 1),  # not named: unchanged
+        ("c", 9, True, 0.5, 1),
+    ]
+    assert update_by_pk(PoolEntry, [], ["order"]) == 0
