@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -342,6 +342,19 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             created_by=request.user,
         )
         return redirect("job_detail", job_id=job.pk)
+    advice = selectors.pool_revision_advice(
+        pool, spec=form.spec, topics=form.cleaned_data["chosen"], revision=preview
+    )
+    context["advice"] = advice
+    if advice.keeping is not None:
+        query = QueryDict(mutable=True)
+        query.setlist("depth", [str(advice.keeping.depth or "")])
+        query.setlist("strata", [" ".join(str(s) for s in advice.keeping.strata)])
+        if advice.keeping.allow_gaps or form.cleaned_data["allow_gaps"]:
+            query["allow_gaps"] = "on"
+        for name in ("which", "topics", "reason"):
+            query.setlist(name, data.getlist(name))
+        context["keeping_query"] = query.urlencode()
     return render(request, "pooling/pool_replan.html", context)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -16,7 +17,7 @@ from pooling import selectors, services
 from pooling.models import PoolRevision
 from pooling.spec import PoolSpec
 from scoring import selectors as scoring
-from tests.helpers import make_campaign, make_run, make_user
+from tests.helpers import make_campaign, make_run, make_sampled_pool, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -212,3 +213,78 @@ def test_a_replan_updates_its_entries_by_a_join_not_by_a_case_per_field_and_entr
     assert stored.count() == pool.entries.count() == 3 * 40
     [drawn] = set(stored.filter(stratum=2).values_list("inclusion_probability", flat=True))
     assert 0.25 <= drawn < 0.3  # was about 0.5
+
+
+@pytest.fixture
+def sampled(organiser):
+    return make_sampled_pool()
+
+
+def test_the_replan_form_says_that_new_bounds_draw_a_stratum_again(organiser_client, sampled):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[sampled.campaign.slug, sampled.pk])
+    page = organiser_client.get(url).content.decode()
+    assert "To cut a sampled stratum, keep its bounds and lower its rate" in page
+    assert 'New bounds (<span class="mono">11-40:0.5</span>) draw the stratum again' in page
+
+
+def test_the_replan_preview_warns_of_a_redraw_and_offers_the_plan_that_keeps_the_sample(
+    organiser_client, sampled
+):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[sampled.campaign.slug, sampled.pk])
+    fields = {"depth": "10", "strata": "11-40:0.5", "which": "all", "reason": "cut"}
+    preview = selectors.pool_revision_preview(
+        sampled, spec=PoolSpec.from_dict({"depth": 10, "strata": ["11-40:0.5"]}), topics=["1", "2"]
+    )
+    assert preview.cost > 0  # the "cut" asks for new judgments ...
+    assert preview.judged_out_of_sample > 0  # ... and puts judged documents out of the sample
+    page = organiser_client.get(url, fields).content.decode()
+    assert 'This plan draws <span class="mono">11-40:0.5</span> again.</strong>' in page
+    assert 'The current plan samples <span class="mono">11-100:0.5</span>' in page
+    assert (
+        f"{preview.joining} documents join the queues ({preview.cost} new judgments) and "
+        f"{preview.judged_out_of_sample} judged documents leave the sample"
+    ) in page
+    [offered] = re.findall(r'href="\?(depth=10&amp;strata=11-100%3A0\.\d+[^"]*)"', page)
+    assert "which=all" in offered
+    assert "reason=cut" in offered
+    kept = organiser_client.get(f"{url}?{offered.replace('&amp;', '&')}").content.decode()
+    assert "again.</strong>" not in kept  # the same bounds: nothing drawn again
+    assert '<p class="budget-line">0 new judgments;' in kept
+
+
+def test_the_replan_preview_of_a_lower_rate_warns_of_nothing(organiser_client, sampled):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[sampled.campaign.slug, sampled.pk])
+    page = organiser_client.get(
+        url, {"depth": "10", "strata": "11-100:0.25", "which": "all"}
+    ).content.decode()
+    assert "What this revision does" in page
+    assert "again.</strong>" not in page
+    assert "keep the bounds and lower the rate:" not in page
+
+
+def test_pool_replan_warns_of_a_redraw_and_prints_the_arguments_that_keep_the_sample(sampled):
+    out = io.StringIO()
+    call_command(
+        "pool_replan",
+        *("--pool", str(sampled.pk), "--topics", "all", "--depth", "10"),
+        *("--stratum", "11-40:0.5", "--dry-run"),
+        stdout=out,
+    )
+    lines = out.getvalue().splitlines()
+    [warning] = [line for line in lines if line.startswith("warning: ")]
+    assert warning.startswith(
+        "warning: 11-40:0.5 draws its stratum again (other bounds than 11-100:0.5): "
+    )
+    [advice] = [line for line in lines if line.startswith("to keep the sample")]
+    assert re.match(
+        r"to keep the sample, lower the rate instead: --depth 10 --stratum 11-100:0\.\d+ "
+        r"\(0 new judgments; judgments left change by -\d+, [-+]\d+ with this plan\)$",
+        advice,
+    )
+    assert not PoolRevision.objects.exists()
