@@ -333,3 +333,27 @@ def test_an_assessor_who_disagrees_on_shared_documents_is_alerted_without_pandas
     monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now fails
     alerts = campaign_status(campaign, today=TODAY).assessor_alerts
     assert alerts == {"cat": "agreement: mean cohen_kappa below 0.4"}
+
+
+def test_forecast_dates_on_the_dashboard_and_the_replan_preview_show_their_year(
+    organiser_client,
+):
+    """Issue 23: "Finished Jun 28" was 28 Jun 2033; "likely Oct 8 or later"."""
+    ann = make_user("ann")
+    campaign = make_campaign(topics=("1",))
+    pool = make_pool(campaign, {"1": [f"d{k}" for k in range(800)]})
+    [work] = services.assignments_create(pool=pool, topics=campaign.topics.all(), assessors=[ann])
+    services.judgment_submit(assignment=work, docno="d0", relevance=0, aspects={})
+    forecast = campaign_status(campaign).forecast  # 799 left at 1/7 a day: years away
+    assert forecast.finish_date.year > timezone.localdate().year
+    dashboard = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    page = organiser_client.get(dashboard).content.decode()
+    finish, low = progress.date_text(forecast.finish_date), progress.date_text(forecast.low)
+    assert f'<dd data-stat="finish">{finish}</dd>' in page
+    assert f"finished on {finish}, between {low} and an open date" in page
+    change = reverse("judging:forecast_change", args=[campaign.slug])
+    after = campaign_status(campaign).forecast_with(-99)
+    preview = organiser_client.get(change, {"change": "-99"}).content.decode()
+    assert f"<strong data-after>{progress.date_text(after.finish_date)}</strong>" in preview
+    assert f"(likely {progress.date_text(after.low)} or later)" in preview
+    assert f"instead of {finish}:" in preview
