@@ -22,5 +22,5 @@ def label_text(labels: Mapping[str, Any] | None, schema: LabelSchema) -> str:
 
 @register.filter
 def forecast_date(day: date | None) -> str:
-    """"28 Jun 2033" (`progress.date_text`: always the year); empty for no date."""
+    """ "28 Jun 2033" (`progress.date_text`: always the year); empty for no date."""
     return date_text(day) if day else ""
