@@ -357,3 +357,28 @@ def test_forecast_dates_on_the_dashboard_and_the_replan_preview_show_their_year(
     assert f"<strong data-after>{progress.date_text(after.finish_date)}</strong>" in preview
     assert f"(likely {progress.date_text(after.low)} or later)" in preview
     assert f"instead of {finish}:" in preview
+
+
+def test_the_dashboard_folds_one_alert_per_topic_into_one_line_with_the_count(organiser_client):
+    """Issue 23: "Topic X will not be finished within the budget" x 20."""
+    ann = make_user("ann")
+    campaign = make_campaign(topics=("1", "2", "3", "4", "5"), judgment_budget=3)
+    pool = make_pool(campaign, {t: [f"{t}-{k}" for k in range(10)] for t in "12345"})
+    topics = list(campaign.topics.order_by("position"))
+    work = services.assignments_create(pool=pool, topics=topics[:3], assessors=[ann])
+    for docno in ("1-0", "1-1"):
+        services.judgment_submit(assignment=work[0], docno=docno, relevance=0, aspects={})
+    status = campaign_status(campaign)
+    assert status.late_topics == ["1", "2", "3"]
+    assert status.unassigned_topics == ["4", "5"]
+    url = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    page = organiser_client.get(url).content.decode()
+    assert "will not be finished within the budget" in page
+    assert page.count("will not be finished within the budget") == 1
+    assert (
+        '<li class="warn" data-alert="late"><details><summary>3 topics will not be finished '
+        'within the budget at the current plan.</summary><p class="topic-list">1, 2, 3</p>'
+    ) in page
+    assert page.count("no assessor") == 1
+    assert "<summary>2 topics have documents to judge and no assessor.</summary>" in page
+    assert '<p class="topic-list">4, 5</p>' in page
