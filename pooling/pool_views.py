@@ -129,7 +129,7 @@ def _chart(
             {"x": frame.x(d), "y": frame.y(s), "depth": d, "size": s}
             for d, s in zip(depths, sizes, strict=True)
         ],
-        "x_ticks": [{"x": frame.x(d), "label": d} for d in depths],
+        "x_ticks": [frame.x_tick(d, d) for d in depths],
         "budget_y": frame.y(budget) if budget is not None else None,
         "chosen_y": frame.y(chosen),
     }
@@ -217,7 +217,7 @@ def pool_plot(request: HttpRequest, slug: str, pool_id: int, kind: str) -> HttpR
     if kind == "depth":
         depths = depths_to_draw(spec.max_depth)
         totals = whatif(ranked, depths=depths, judged=judged).totals
-        plot = pool_size_by_depth(totals, depth=spec.max_depth)
+        plot = pool_size_by_depth(totals, spec=spec)
     else:
         ks = sorted({k for k in (10, spec.max_depth) if k <= spec.max_depth})
         plot = judged_share_chart(judged_share(ranked, judged, ks=ks))

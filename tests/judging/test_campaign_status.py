@@ -382,3 +382,29 @@ def test_the_dashboard_folds_one_alert_per_topic_into_one_line_with_the_count(or
     assert page.count("no assessor") == 1
     assert "<summary>2 topics have documents to judge and no assessor.</summary>" in page
     assert '<p class="topic-list">4, 5</p>' in page
+
+
+def test_the_burn_down_has_round_y_ticks_and_x_labels_inside_with_the_year(campaign_setup):
+    """Issue 23: a "6,065" tick beside the 6,000 budget line; the last date cut off."""
+    from workbench.charts import CHAR_WIDTH
+
+    campaign, _ = campaign_setup
+    status = campaign_status(campaign, today=TODAY)
+    slow = replace(
+        status,
+        forecast=progress.forecast(
+            status.daily, today=TODAY, remaining_work=5965, remaining_budget=None
+        ),
+    )
+    chart = burn_down_chart(slow)  # the plan: 6,065 judgments in all
+    labels = [tick["label"] for tick in chart["y_ticks"]]
+    assert labels == [0, 2000, 4000, 6000, 8000]
+    labels = [tick["label"] for tick in chart["x_ticks"]]
+    assert labels[0] == "Nov 3 2026"  # the year on the first date ...
+    assert labels[-1] == "Jan 2 2027"  # ... and where it changes (the chart runs 42 days on)
+    assert sum(label.endswith(" 2026") for label in labels) == 1
+    for tick in chart["x_ticks"]:
+        width = len(tick["label"]) * CHAR_WIDTH
+        start = tick["x"] - {"start": 0, "middle": width / 2, "end": width}[tick["anchor"]]
+        assert start >= 0
+        assert start + width <= chart["width"]
