@@ -54,6 +54,7 @@ def pool_size_by_depth(totals: pd.DataFrame, *, spec: PoolSpec) -> Plot:
         axes.set_xlabel("pool depth k (each run's top k documents of each topic)")
         axes.set_ylabel("documents (all topics)")
         axes.set_ylim(bottom=0)
+        axes.yaxis.set_major_formatter("{x:,.0f}")  # 20,000, as the pages write counts
         axes.grid(color="#dddddd")
         axes.legend(loc="upper left", fontsize=8)
 

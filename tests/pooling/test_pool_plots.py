@@ -35,11 +35,14 @@ def test_pool_size_by_depth_keeps_its_numbers_in_the_csv():
 
 def test_pool_size_by_depth_names_a_stratified_pool_by_its_strata():
     """Issue 23: a 1-10 + 11-100 at 50% pool was called "depth 100"."""
-    totals = pd.DataFrame({"depth": [1, 10, 100], "candidates": [6, 40, 300], "judged": [6, 9, 9]})
+    totals = pd.DataFrame(
+        {"depth": [1, 10, 100], "candidates": [600, 4000, 19800], "judged": [6, 9, 9]}
+    )
     spec = PoolSpec.from_dict({"depth": 10, "strata": ["11-100:0.5"]})
     svg = pool_size_by_depth(totals, spec=spec).render("svg").decode()
     assert "this pool: 1-10:1.0 11-100:0.5" in svg
     assert "depth 100" not in svg
+    assert ">2,500<" in svg.replace("</text>", "<")  # round ticks, with thousands separators
     depth_only = pool_size_by_depth(totals, spec=PoolSpec(depth=10)).render("svg").decode()
     assert "this pool: depth 10" in depth_only
 

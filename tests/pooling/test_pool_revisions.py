@@ -242,7 +242,7 @@ def test_the_replan_preview_warns_of_a_redraw_and_offers_the_plan_that_keeps_the
     assert preview.cost > 0  # the "cut" asks for new judgments ...
     assert preview.judged_out_of_sample > 0  # ... and puts judged documents out of the sample
     page = organiser_client.get(url, fields).content.decode()
-    assert 'This plan draws <span class="mono">11-40:0.5</span> again.</strong>' in page
+    assert '<span class="mono">11-40:0.5</span> is a new draw.</strong>' in page
     assert 'The current plan samples <span class="mono">11-100:0.5</span>' in page
     assert (
         f"{preview.joining} documents join the queues ({preview.cost} new judgments) and "
@@ -252,7 +252,7 @@ def test_the_replan_preview_warns_of_a_redraw_and_offers_the_plan_that_keeps_the
     assert "which=all" in offered
     assert "reason=cut" in offered
     kept = organiser_client.get(f"{url}?{offered.replace('&amp;', '&')}").content.decode()
-    assert "again.</strong>" not in kept  # the same bounds: nothing drawn again
+    assert "is a new draw" not in kept  # the same bounds: nothing drawn again
     assert '<p class="budget-line">0 new judgments;' in kept
 
 
@@ -264,8 +264,8 @@ def test_the_replan_preview_of_a_lower_rate_warns_of_nothing(organiser_client, s
         url, {"depth": "10", "strata": "11-100:0.25", "which": "all"}
     ).content.decode()
     assert "What this revision does" in page
-    assert "again.</strong>" not in page
-    assert "keep the bounds and lower the rate:" not in page
+    assert "is a new draw" not in page
+    assert "keep the bounds and lower the rate" not in page
 
 
 def test_pool_replan_warns_of_a_redraw_and_prints_the_arguments_that_keep_the_sample(sampled):
@@ -278,9 +278,7 @@ def test_pool_replan_warns_of_a_redraw_and_prints_the_arguments_that_keep_the_sa
     )
     lines = out.getvalue().splitlines()
     [warning] = [line for line in lines if line.startswith("warning: ")]
-    assert warning.startswith(
-        "warning: 11-40:0.5 draws its stratum again (other bounds than 11-100:0.5): "
-    )
+    assert warning.startswith("warning: 11-40:0.5 is a new draw (other bounds than 11-100:0.5): ")
     [advice] = [line for line in lines if line.startswith("to keep the sample")]
     assert re.match(
         r"to keep the sample, lower the rate instead: --depth 10 --stratum 11-100:0\.\d+ "

@@ -101,7 +101,7 @@ class Command(WorkbenchCommand):
         for redraw in advice.redraws:
             was = " and ".join(str(stratum) for stratum in redraw.was)
             self.stdout.write(
-                f"warning: {redraw.stratum} draws its stratum again (other bounds than {was}): "
+                f"warning: {redraw.stratum} is a new draw (other bounds than {was}): "
                 f"{preview.joining:,} documents join the queues and "
                 f"{preview.judged_out_of_sample:,} judged documents leave the sample"
             )
