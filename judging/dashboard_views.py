@@ -129,9 +129,7 @@ def burn_down_chart(status: CampaignStatus) -> dict[str, Any]:
         **frame.box(),
         "judged": frame.points(points),
         "today_x": frame.x(day(today)),
-        "x_ticks": [
-            {"x": frame.x(day(d)), "label": d.strftime("%b %-d")} for d in _ticks(start, end, today)
-        ],
+        "x_ticks": [frame.x_tick(day(d), label) for d, label in _date_labels(start, end, today)],
         "budget_y": None if status.budget.budget is None else frame.y(status.budget.budget),
         "planned_y": frame.y(planned),
         "forecast": {},
@@ -154,6 +152,16 @@ def burn_down_chart(status: CampaignStatus) -> dict[str, Any]:
 
 def _horizon() -> timedelta:
     return timedelta(days=HORIZON_DAYS)
+
+
+def _date_labels(start: date, end: date, today: date) -> list[tuple[date, str]]:
+    """The x ticks and their labels: "Jun 28", with the year on the first tick and
+    wherever the year changes (a forecast can run into the next year)."""
+    labels, year = [], None
+    for d in _ticks(start, end, today):
+        labels.append((d, f"{d:%b} {d.day}" + (f" {d.year}" if d.year != year else "")))
+        year = d.year
+    return labels
 
 
 def _ticks(start: date, end: date, today: date) -> list[date]:

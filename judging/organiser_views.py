@@ -18,6 +18,7 @@ from judging.core.highlight import highlight_html, query_terms
 from judging.core.overlap import OverlapPlanError
 from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
+from judging.status import campaign_status
 from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget, count_without_text, pool_or_404
 from pooling.services import OverBudget
@@ -168,7 +169,13 @@ def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
     except (OverlapPlanError, services.AssignmentError) as error:
         context["error"] = str(error)
     if "plan" in context:
-        context["over_by"] = context["budget_state"].over_by(context["plan"].cost.total)
+        extra, state = context["plan"].cost.total, context["budget_state"]
+        context["over_by"] = state.over_by(extra)
+        # What "fits" means: the work the campaign's plan still needs, these included.
+        after = campaign_status(pool.campaign).forecast_with(extra)
+        context["after"] = after
+        if state.remaining is not None:
+            context["plan_over_by"] = max(after.remaining_work - state.remaining, 0)
     return render(request, "judging/pool_overlap.html", context)
 
 

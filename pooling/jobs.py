@@ -80,12 +80,15 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
     progress(done=0, total=1)
 
     def stored(revision: PoolRevision) -> None:
-        for row in revision.summary:
-            progress.note(
+        # One note (one write of the log), not one per topic.
+        progress.note(
+            "\n".join(
                 f"topic {row['query_id']}: {row['to_judge_before']} to judge before, "
                 f"{row['to_judge_after']} after ({row['leaving']} leaving, "
                 f"{row['joining']} joining, {row['judged_kept']} judged kept)"
+                for row in revision.summary
             )
+        )
         progress.stored(
             {"pool": pool.pk, "campaign": pool.campaign.slug, "revision": revision.number}
         )

@@ -313,12 +313,42 @@ class RevisionSummarySerializer(serializers.Serializer):
     new_judgments = serializers.IntegerField()
 
 
+class RedrawSerializer(serializers.Serializer):
+    stratum = serializers.CharField(help_text="A sampled stratum of the new plan: lo-hi:rate.")
+    was = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The strata the plan now samples at those ranks, with other bounds.",
+    )
+
+
+class SampleKeepingSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    spec = serializers.JSONField()
+    cost = serializers.IntegerField(help_text="New judgments this plan asks for.")
+    work_change = serializers.IntegerField(help_text="Change in the judgments left to make.")
+    judged_out_of_sample = serializers.IntegerField()
+
+
 class ReplanPreviewSerializer(serializers.Serializer):
     label = serializers.CharField()
     spec = serializers.JSONField()
     topics = serializers.ListField(child=serializers.CharField())
     cost = serializers.IntegerField(help_text="New judgments the re-plan asks for.")
     work_change = serializers.IntegerField(help_text="Change in the judgments left to make.")
+    joining = serializers.IntegerField(help_text="Documents joining the queues.")
+    judged_out_of_sample = serializers.IntegerField(
+        help_text="Judged documents the new plan does not draw (they stay in the qrels)."
+    )
+    redraws = RedrawSerializer(
+        many=True,
+        help_text="Sampled strata the plan draws again, other bounds than now: a new draw, "
+        "not a part of the old one (documents join, judged ones leave the sample).",
+    )
+    sample_keeping = SampleKeepingSerializer(
+        allow_null=True,
+        help_text="With redraws: the plan now at lower rates, drawing about as many "
+        "documents and keeping the sample, when it asks for fewer new judgments; else null.",
+    )
     budget = BudgetSerializer()
     over_by = serializers.IntegerField()
     summary = RevisionSummarySerializer(many=True)
@@ -669,12 +699,31 @@ class PoolReplanView(APIView):
     def _preview(pool: Pool, form: ReplanForm, preview: Any) -> dict[str, Any]:
         state = selectors.campaign_budget(pool.campaign)
         summary = preview.summary[list(SUMMARY_COLUMNS)].to_dict(orient="records")
+        advice = selectors.pool_revision_advice(
+            pool, spec=form.spec, topics=form.cleaned_data["chosen"], revision=preview
+        )
+        keeping = None
+        if advice.keeping is not None and advice.keeping_revision is not None:
+            kept = advice.keeping_revision
+            keeping = {
+                "label": spec_label(advice.keeping),
+                "spec": advice.keeping.to_dict(),
+                "cost": kept.cost,
+                "work_change": kept.work_change,
+                "judged_out_of_sample": kept.judged_out_of_sample,
+            }
         return {
             "label": spec_label(form.spec),
             "spec": form.spec.to_dict(),
             "topics": form.cleaned_data["chosen"],
             "cost": preview.cost,
             "work_change": int(preview.work_change),
+            "joining": preview.joining,
+            "judged_out_of_sample": preview.judged_out_of_sample,
+            "redraws": [
+                {"stratum": str(r.stratum), "was": [str(s) for s in r.was]} for r in advice.redraws
+            ],
+            "sample_keeping": keeping,
             "budget": _budget(state),
             "over_by": state.over_by(preview.cost),
             "summary": RevisionSummarySerializer(summary, many=True).data,

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -129,7 +129,7 @@ def _chart(
             {"x": frame.x(d), "y": frame.y(s), "depth": d, "size": s}
             for d, s in zip(depths, sizes, strict=True)
         ],
-        "x_ticks": [{"x": frame.x(d), "label": d} for d in depths],
+        "x_ticks": [frame.x_tick(d, d) for d in depths],
         "budget_y": frame.y(budget) if budget is not None else None,
         "chosen_y": frame.y(chosen),
     }
@@ -222,7 +222,7 @@ def pool_plot(request: HttpRequest, slug: str, pool_id: int, kind: str) -> HttpR
     if kind == "depth":
         depths = depths_to_draw(spec.max_depth)
         totals = whatif(ranked, depths=depths, judged=judged).totals
-        plot = pool_size_by_depth(totals, depth=spec.max_depth)
+        plot = pool_size_by_depth(totals, spec=spec)
     else:
         ks = sorted({k for k in (10, spec.max_depth) if k <= spec.max_depth})
         plot = judged_share_chart(judged_share(ranked, judged, ks=ks))
@@ -352,6 +352,19 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
             created_by=request.user,
         )
         return redirect("job_detail", job_id=job.pk)
+    advice = selectors.pool_revision_advice(
+        pool, spec=form.spec, topics=form.cleaned_data["chosen"], revision=preview
+    )
+    context["advice"] = advice
+    if advice.keeping is not None:
+        query = QueryDict(mutable=True)
+        query.setlist("depth", [str(advice.keeping.depth or "")])
+        query.setlist("strata", [" ".join(str(s) for s in advice.keeping.strata)])
+        if advice.keeping.allow_gaps or form.cleaned_data["allow_gaps"]:
+            query["allow_gaps"] = "on"
+        for name in ("which", "topics", "reason"):
+            query.setlist(name, data.getlist(name))
+        context["keeping_query"] = query.urlencode()
     return render(request, "pooling/pool_replan.html", context)
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from pooling.core.budget import DepthFit, ScaleFit
     from pooling.core.ranking import RankedRuns
-    from pooling.core.revisions import Revision
+    from pooling.core.revisions import Redraw, Revision
 
 # The reads that build frames import pandas and the pooling cores where they
 # need them: the light reads (the budget, unfinished topics) are what the
@@ -415,6 +415,52 @@ def pool_revision_preview(pool: Pool, *, spec: PoolSpec, topics: Sequence[str]) 
         judged=judged_pairs(pool.campaign),
         revision=number,
     )
+
+
+@dataclass(frozen=True)
+class RevisionAdvice:
+    """What the re-plan page says beside a preview of `spec` (`pooling.core.revisions`):
+
+    redraws: the new plan's sampled strata drawn again (other bounds than now);
+    current: the revised topics' plan now, when they share one;
+    keeping: the current plan at lower rates, drawing about as many documents,
+        offered when it asks for fewer new judgments than `spec` does;
+    keeping_revision: what re-planning with `keeping` would do.
+    """
+
+    redraws: list[Redraw]
+    current: PoolSpec | None = None
+    keeping: PoolSpec | None = None
+    keeping_revision: Revision | None = None
+
+
+def pool_revision_advice(
+    pool: Pool, *, spec: PoolSpec, topics: Sequence[str], revision: Revision
+) -> RevisionAdvice:
+    """Whether re-planning `topics` with `spec` (previewed as `revision`) draws a
+    sampled stratum again, and the plan that would keep the sample instead."""
+    from pooling.core.revisions import redraws, sample_keeping_spec
+
+    plans = topic_specs(pool)
+    current: list[PoolSpec] = []
+    for topic in topics:
+        if plans[topic] not in current:
+            current.append(plans[topic])
+    found = []
+    for plan in current:
+        found += [redraw for redraw in redraws(plan, spec) if redraw not in found]
+    if not found or len(current) != 1:
+        return RevisionAdvice(found, current[0] if len(current) == 1 else None)
+    entries = pool_entries_frame(pool, with_retired=True)
+    keeping = sample_keeping_spec(
+        current[0], spec, revision.entries, entries[entries["query_id"].isin(topics)]
+    )
+    if keeping is None:
+        return RevisionAdvice(found, current[0])
+    kept = pool_revision_preview(pool, spec=keeping, topics=topics)
+    if kept.cost >= revision.cost:
+        return RevisionAdvice(found, current[0])
+    return RevisionAdvice(found, current[0], keeping, kept)
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ from pooling.selectors import (
 from workbench.core import file_input, run_files
 from workbench.core.problems import InputError, Problem, ProblemLog
 from workbench.core.run_files import ParsedRun
-from workbench.db import bulk_insert
+from workbench.db import bulk_insert, update_by_pk
 from workbench.jobs import job_start
 from workbench.models import Job
 
@@ -871,36 +871,54 @@ _REVISED_FIELDS = (
 def _apply_revision(
     pool: Pool, entries: pd.DataFrame, topic_pk: dict[str, int], number: int
 ) -> None:
-    """Store the revised topics' entries: update those that exist, create the others."""
-    stored = {
-        (e.topic_id, e.docno): e
-        for e in PoolEntry.objects.select_for_update().filter(
-            pool=pool, topic_id__in=[topic_pk[t] for t in entries["query_id"].unique()]
-        )
-    }
-    changed, new = [], []
-    for row in entries.itertuples(index=False):
-        values = {
-            "best_rank": int(row.best_rank),
-            "n_runs": int(row.n_runs),
-            "stratum": int(row.stratum),
-            "inclusion_probability": float(row.inclusion_probability),
-            "sampled": bool(row.sampled),
-            "order": None if pd.isna(row.order) else int(row.order),
-            "retired": bool(row.retired),
-            "revision": int(row.revision),
-        }
-        entry = stored.get((topic_pk[row.query_id], row.doc_id))
-        if entry is None:
-            new.append(
-                PoolEntry(pool=pool, topic_id=topic_pk[row.query_id], docno=row.doc_id, **values)
+    """Store the revised topics' entries: update those that exist and changed (one
+    statement per batch, `update_by_pk`), create the others; compared as frames."""
+    fields = list(_REVISED_FIELDS)
+    plan = entries.assign(topic=entries["query_id"].map(topic_pk))[["topic", "doc_id", *fields]]
+    stored = pd.DataFrame(
+        list(
+            PoolEntry.objects.select_for_update()
+            .filter(pool=pool, topic_id__in=plan["topic"].unique().tolist())
+            .values_list("pk", "topic_id", "docno", *fields)
+        ),
+        columns=["pk", "topic", "doc_id", *(f"{field}_stored" for field in fields)],
+    ).astype({"pk": "int64", "topic": "int64", "doc_id": object})
+    both = plan.merge(stored, on=["topic", "doc_id"], how="left")
+    exists = both["pk"].notna()
+    differs = pd.Series(False, index=both.index)
+    for field in fields:
+        new, old = both[field], both[f"{field}_stored"]
+        differs |= ~((new == old).fillna(False).astype(bool) | (new.isna() & old.isna()))
+    changed = both[exists & differs]
+    update_by_pk(
+        PoolEntry,
+        zip(
+            changed["pk"].astype("int64").tolist(),
+            *(_python_values(changed[field]) for field in fields),
+            strict=True,
+        ),
+        fields,
+    )
+    added = both[~exists]
+    PoolEntry.objects.bulk_create(
+        (
+            PoolEntry(
+                pool=pool, topic_id=topic, docno=docno, **dict(zip(fields, values, strict=True))
             )
-        elif any(getattr(entry, field) != value for field, value in values.items()):
-            for field, value in values.items():
-                setattr(entry, field, value)
-            changed.append(entry)
-    PoolEntry.objects.bulk_update(changed, list(_REVISED_FIELDS), batch_size=2000)
-    PoolEntry.objects.bulk_create(new, batch_size=2000)
+            for topic, docno, *values in zip(
+                added["topic"].tolist(),
+                added["doc_id"].tolist(),
+                *(_python_values(added[field]) for field in fields),
+                strict=True,
+            )
+        ),
+        batch_size=2000,
+    )
+
+
+def _python_values(column: pd.Series) -> list[Any]:
+    """A column's values as Python ints, floats and bools, None where missing."""
+    return [None if pd.isna(value) else value for value in column.astype(object).tolist()]
 
 
 def pool_retire(*, pool: Pool, retired_by: Any = None) -> Pool:

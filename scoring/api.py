@@ -67,6 +67,10 @@ class LeaderboardPairSerializer(serializers.Serializer):
     mean_difference = serializers.FloatField(allow_null=True)
     cohens_d = serializers.FloatField(allow_null=True)
     significant = serializers.BooleanField()
+    identical = serializers.BooleanField(
+        help_text="a and b have the same value on every topic: nothing to test "
+        "(statistic and p null)"
+    )
 
 
 class LeaderboardOptionsSerializer(serializers.Serializer):

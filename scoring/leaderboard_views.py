@@ -145,7 +145,14 @@ def _board_context(
             }
             for rank, row in enumerate(board.runs, start=1)
         ],
-        "pairs": [pair for pair in board.pairs if pair.test == test],
+        "pair_tables": [
+            {
+                "test": each,
+                "label": LeaderboardForm.TEST_LABELS[each],
+                "pairs": [pair for pair in board.pairs if pair.test == each],
+            }
+            for each in board.options.tests
+        ],
         "downloads": list(DOWNLOADS),
         "query": urlencode(query),
         "median_run": chosen,

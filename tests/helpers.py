@@ -97,6 +97,34 @@ def make_pool(campaign: Campaign, entries: dict[str, list[str]], *, name: str = 
     return pool
 
 
+def make_sampled_pool(slug: str = "sampled"):
+    """A stratified pool being judged: topics 1 and 2, three runs of 100 documents,
+    ranks 1-10 in full and 11-100 at 50%, the first 15 documents of each queue
+    judged (ann has topic 1, ben topic 2)."""
+    import random
+
+    from judging import services as judging_services
+    from pooling.core.spec import PoolSpec
+
+    campaign = make_campaign(slug, topics=("1", "2"), judgment_budget=1000)
+    for k in range(3):
+        rng = random.Random(k)
+        docnos = [f"d{n}" for n in range(200)]
+        make_run(campaign, f"r{k}", {topic: rng.sample(docnos, 100) for topic in "12"})
+    spec = PoolSpec.from_dict({"depth": 10, "strata": ["11-100:0.5"]})
+    pool = services.pool_build(campaign=campaign, spec=spec)
+    assessors = [make_user("ann"), make_user("ben")]
+    topics = list(campaign.topics.order_by("position"))
+    for assignment in judging_services.assignments_create(
+        pool=pool, topics=topics, assessors=assessors
+    ):
+        for docno in assignment.queue().values_list("docno", flat=True)[:15]:
+            judging_services.judgment_submit(
+                assignment=assignment, docno=docno, relevance=0, aspects={}
+            )
+    return pool
+
+
 # Pool-entry values no date, time or id can contain, so finding one in an
 # assessor's page or response means it leaked.
 HIDDEN_ENTRY_VALUES = {

@@ -33,8 +33,9 @@ class Forecast:
     def describe(self) -> str:
         """One line for the command line: work left, rate, date and whether it is paid for."""
         when = (
-            f"finished {self.finish_date} (between {self.low} and {self.high or 'later'})"
-            if self.finish_date
+            f"finished {date_text(self.finish_date)} (between {date_text(self.low)} and "
+            f"{date_text(self.high) if self.high else 'later'})"
+            if self.finish_date and self.low
             else "no judgments in the last 7 days: no forecast"
         )
         paid = {None: "", True: "; the budget covers it", False: "; the budget does not cover it"}
@@ -150,6 +151,15 @@ def outliers(values: Mapping[str, float], *, factor: float = 2.0) -> dict[str, s
 
 def _after(today: date, work: int, rate: float) -> date:
     return today + timedelta(days=math.ceil(work / rate))
+
+
+def date_text(day: date) -> str:
+    """A forecast's date as people read it, always with its year ("28 Jun 2033"): a
+    forecast can end in another year. Every page and command writes its dates so."""
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def _iso(day: date | None) -> str | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from pooling.core.spec import PoolSpec, spec_label
 from workbench.core.plots import GREY, LINE_COLOURS, NAVY, Plot, PlotError
 
 if TYPE_CHECKING:
@@ -27,8 +28,12 @@ def depths_to_draw(max_depth: int, points: int = 20) -> list[int]:
     return sorted({1, *spaced.tolist(), max_depth})
 
 
-def pool_size_by_depth(totals: pd.DataFrame, *, depth: int) -> Plot:
-    """totals: depth, candidates (documents pooled), judged; `depth`: the pool's own."""
+def pool_size_by_depth(totals: pd.DataFrame, *, spec: PoolSpec) -> Plot:
+    """totals: depth, candidates (documents pooled), judged; `spec`: the pool's own,
+    marked at its deepest rank and named by its strata (a stratified pool is not
+    the depth-k pool of that rank: "1-10:1.0 11-100:0.5", not "depth 100")."""
+    depth = spec.max_depth
+    name = f"depth {depth}" if spec.is_depth_only else spec_label(spec)
     rows = totals.sort_values("depth")
     x = rows["depth"].to_numpy(dtype=int)
     pooled = rows["candidates"].to_numpy(dtype=int)
@@ -41,11 +46,15 @@ def pool_size_by_depth(totals: pd.DataFrame, *, depth: int) -> Plot:
             label="of those, judged",
         )  # fmt: skip
         axes.axvline(depth, color=GREY, linestyle=":", linewidth=1)
-        axes.annotate(f"this pool: depth {depth}", (depth, 0), xytext=(4, 4),
-                      textcoords="offset points", color=GREY, fontsize=8)  # fmt: skip
+        # Left of the line when the line is the last depth drawn: inside the axes.
+        last = depth >= x.max()
+        axes.annotate(f"this pool: {name}", (depth, 0), xytext=(-4 if last else 4, 4),
+                      textcoords="offset points", color=GREY, fontsize=8,
+                      ha="right" if last else "left")  # fmt: skip
         axes.set_xlabel("pool depth k (each run's top k documents of each topic)")
         axes.set_ylabel("documents (all topics)")
         axes.set_ylim(bottom=0)
+        axes.yaxis.set_major_formatter("{x:,.0f}")  # 20,000, as the pages write counts
         axes.grid(color="#dddddd")
         axes.legend(loc="upper left", fontsize=8)
 

@@ -23,18 +23,27 @@ with the reasons, in docs/pool_revisions.md):
   another document than it shows); unjudged documents the plan no longer
   draws leave the queue.
 
+A sampled stratum is drawn from its bounds: the same bounds at a lower rate
+keep a subset of the draw, but other bounds (11-40 where the plan sampled
+11-100) draw it again, so a "cut" adds documents and puts judged ones out of
+the sample. `redraws` finds such strata, and `sample_keeping_spec` the plan
+that keeps the bounds and lowers the rate instead, for the organiser to
+compare.
+
 Frames: the pool frame of `strategies` plus `retired` (bool) and `revision`
 (int, the revision whose spec drew the entry; 1 is the build).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from pooling.core.budget import judged_mask
+from pooling.core.spec import PoolSpec, Stratum
 from pooling.core.strategies import POOL_COLUMNS, sort_pool
 
 REVISION_COLUMNS = (*POOL_COLUMNS, "retired", "revision")
@@ -71,6 +80,16 @@ class Revision:
         return int(self.summary["new_judgments"].sum())
 
     @property
+    def joining(self) -> int:
+        """Entries joining the queues (drawn now, not before)."""
+        return int(self.summary["joining"].sum())
+
+    @property
+    def judged_out_of_sample(self) -> int:
+        """Judged entries the new plan does not draw (their labels stay in the qrels)."""
+        return int(self.summary["judged_out_of_sample"].sum())
+
+    @property
     def work_change(self) -> int:
         """How the judgments the plan still needs change: those joining minus the
         unjudged ones leaving (negative for a cut)."""
@@ -85,12 +104,7 @@ def revise(
 
     `judged`: `query_id, doc_id` judged by anyone (repeats are harmless).
     """
-    current = current.assign(
-        key=list(zip(current["query_id"], current["doc_id"], strict=True))
-    ).set_index("key")
-    planned = planned.assign(
-        key=list(zip(planned["query_id"], planned["doc_id"], strict=True))
-    ).set_index("key")
+    current, planned = _keyed(current), _keyed(planned)
     was_to_judge = current["sampled"] & ~current["retired"]
 
     # Entries of the new plan: its values; a place in the queue kept where it had one.
@@ -114,6 +128,12 @@ def revise(
     entries["order"] = entries["order"].astype("Int64")
     summary = _summary(current.reset_index(drop=True), entries, judged)
     return Revision(sort_pool(entries), summary)
+
+
+def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame indexed by (topic, document), its columns kept."""
+    keys = [frame["query_id"].to_numpy(), frame["doc_id"].to_numpy()]
+    return frame.set_axis(pd.MultiIndex.from_arrays(keys, names=["topic", "document"]))
 
 
 def _append_to_queues(
@@ -159,3 +179,63 @@ def _summary(
     summary = flags.groupby("query_id", sort=False).sum().astype("int64").reset_index()
     order = sort_pool(summary.assign(doc_id="", order=pd.NA))["query_id"]
     return summary.set_index("query_id").loc[order].reset_index()[list(SUMMARY_COLUMNS)]
+
+
+@dataclass(frozen=True)
+class Redraw:
+    """A sampled stratum of the new plan drawn again rather than cut from the current
+    draw: its bounds are not those of the current plan's sampled strata it overlaps
+    (`was`), so its draw is a new one."""
+
+    stratum: Stratum
+    was: tuple[Stratum, ...]
+
+
+def redraws(current: PoolSpec, new: PoolSpec) -> list[Redraw]:
+    """The strata of `new` sampled below rate 1 whose bounds differ from those of
+    every stratum of `current`, while they overlap strata `current` samples below
+    rate 1. (Ranks `current` pooled in full lose nothing judged to a new draw: every
+    document there was drawn.)"""
+    bounds = {(stratum.lo, stratum.hi) for stratum in current.strata_for("")}
+    sampled = [stratum for stratum in current.strata if stratum.rate < 1]
+    found = []
+    for stratum in new.strata:
+        if stratum.rate >= 1 or (stratum.lo, stratum.hi) in bounds:
+            continue
+        was = tuple(s for s in sampled if s.lo <= stratum.hi and stratum.lo <= s.hi)
+        if was:
+            found.append(Redraw(stratum, was))
+    return found
+
+
+def sample_keeping_spec(
+    current: PoolSpec, new: PoolSpec, new_plan: pd.DataFrame, current_entries: pd.DataFrame
+) -> PoolSpec | None:
+    """The current plan with the same bounds and lower rates, drawing about as many
+    documents as the new plan where it draws again (`redraws`): each current stratum
+    a redraw overlaps gets the rate (rounded down to hundredths) that draws, over the
+    revised topics, as many of its documents as the new plan draws at those ranks.
+    None when there is no redraw, or no such rate is lower than the current one.
+
+    `new_plan`: the entries of the revision to `new` (`best_rank`, `sampled`, `retired`);
+    `current_entries`: the current plan's (`best_rank`, `retired`), both over the
+    revised topics.
+    """
+    found = redraws(current, new)
+    if not found:
+        return None
+    pooled = current_entries.loc[~current_entries["retired"], "best_rank"]
+    drawn = new_plan.loc[new_plan["sampled"] & ~new_plan["retired"], "best_rank"]
+    rates = {}
+    for stratum in {was for redraw in found for was in redraw.was}:
+        size = int(pooled.between(stratum.lo, stratum.hi).sum())
+        if not size:
+            continue
+        wanted = int(drawn.between(stratum.lo, stratum.hi).sum())
+        rate = math.floor(100 * wanted / size) / 100
+        if rate < stratum.rate:
+            rates[stratum] = rate
+    if not rates:
+        return None
+    strata = tuple(replace(s, rate=rates[s]) if s in rates else s for s in current.strata)
+    return replace(current, strata=strata)

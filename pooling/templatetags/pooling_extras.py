@@ -6,6 +6,8 @@ import math
 
 from django import template
 
+from pooling.core.spec import PoolSpec, spec_label
+
 register = template.Library()
 
 
@@ -15,3 +17,15 @@ def heat_step(value: float) -> int:
     if value is None or not math.isfinite(value):
         return 0
     return min(10, max(0, math.floor(value * 10 + 0.5)))
+
+
+@register.filter
+def plan_label(spec: PoolSpec) -> str:
+    """A spec as its strata, the depth stratum written out (`spec_label`)."""
+    return spec_label(spec)
+
+
+@register.filter
+def signed(value: int) -> str:
+    """A change as +1,511 or -812 (0 as 0)."""
+    return f"{value:+,}" if value else "0"

@@ -99,8 +99,8 @@ FORMATS: dict[str, Format] = {
     )
 }
 INCLUSION_FILE = "inclusion.tsv"
-# The formats a bundle holds when none are chosen, those the pool can produce.
-DEFAULT_BUNDLE = ("qrels", "aspects", "correctness", "stratified", "infap")
+# A bundle holds, when no formats are chosen, every format the pool can produce.
+DEFAULT_BUNDLE = tuple(FORMATS)
 _DECISION_ASPECTS = ("effectiveness", "credibility")
 _TOPICS_NAMED = 5  # topics named in a reason; the others are counted
 
@@ -135,7 +135,7 @@ def format_problems(
 
 
 def bundle_formats(problems: Mapping[str, str]) -> list[str]:
-    """The formats of a bundle when none are chosen: the defaults the pool can produce."""
+    """The formats of a bundle when none are chosen: every one the pool can produce."""
     return [fmt for fmt in DEFAULT_BUNDLE if fmt not in problems]
 
 

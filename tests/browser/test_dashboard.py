@@ -99,3 +99,17 @@ def test_the_dashboard_moves_while_judging_and_a_shrink_reaches_the_queue(
     assert stat(boss, "left").inner_text() == "1"
     for page in (boss, alice):
         page.context.close()
+
+
+def test_every_column_of_the_assessors_card_shows_at_1366_pixels(browser, live_server, campaign):
+    """Issue 23: the Assessors card clipped its Queue column on a 1366-pixel screen."""
+    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    log_in(page, live_server.url, "boss")
+    page.goto(f"{live_server.url}/judge/campaigns/{campaign.slug}/dashboard/")
+    card = page.locator("section.card", has=page.get_by_role("heading", name="Assessors"))
+    queue = card.locator('tr[data-assessor="alice"] td').last
+    expect(queue).to_contain_text("10 / 20")
+    inside, cell = card.bounding_box(), queue.bounding_box()
+    assert cell["x"] + cell["width"] <= inside["x"] + inside["width"]
+    sizes = card.locator("table").evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+    assert sizes[0] <= sizes[1]  # nothing to scroll to either

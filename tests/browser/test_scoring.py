@@ -38,7 +38,7 @@ def test_the_bundle_offers_only_what_the_pool_can_produce(page, live_server, gra
     boxes = page.locator('input[name="formats"]')
     ticked = {box.get_attribute("value") for box in boxes.all() if box.is_checked()}
     disabled = {box.get_attribute("value") for box in boxes.all() if box.is_disabled()}
-    assert ticked == {"qrels", "stratified", "infap"}
+    assert ticked == {"qrels", "relevance", "stratified", "infap"}  # every available format
     assert disabled == {"aspects", "correctness", "twoaspects", "threeaspects"}
     assert page.get_by_text("Not available: correctness needs the aspects").is_visible()
     # The bundle is made by a background job; its page offers the file.

@@ -49,3 +49,27 @@ def test_a_participant_submits_runs_and_sees_only_their_team(page, live_server):
         response = page.goto(base + path)
         assert response.status in (403, 404), path
         assert "lab-y-secret" not in page.content()
+
+
+def test_a_teams_late_run_form_stays_on_one_line(page, live_server):
+    """Issue 23: "0 left · accept [1] more [Accept]" wrapped over three lines."""
+    campaign = make_campaign(topics=("301",))
+    make_user("boss", organiser=True)
+    make_team(campaign, "Waterloo Neural Rankers", members=[make_user("pat")])
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", "boss")
+    page.fill("#id_password", PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/teams/")
+    form = page.locator('form[action$="/accept-late/"]')
+    parts = [
+        form.get_by_text("0 left · accept"),
+        form.locator("input[name=count]"),
+        form.get_by_text("more"),
+    ]
+    middles = [box["y"] + box["height"] / 2 for box in (p.bounding_box() for p in parts)]
+    button = form.get_by_role("button", name="Accept").bounding_box()
+    middles.append(button["y"] + button["height"] / 2)
+    assert max(middles) - min(middles) < 4  # one line

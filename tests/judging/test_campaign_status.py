@@ -372,3 +372,78 @@ def test_an_assessor_who_disagrees_on_shared_documents_is_alerted_without_pandas
     monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now fails
     alerts = campaign_status(campaign, today=TODAY).assessor_alerts
     assert alerts == {"cat": "agreement: mean cohen_kappa below 0.4"}
+
+
+def test_forecast_dates_on_the_dashboard_and_the_replan_preview_show_their_year(
+    organiser_client,
+):
+    """Issue 23: "Finished Jun 28" was 28 Jun 2033; "likely Oct 8 or later"."""
+    ann = make_user("ann")
+    campaign = make_campaign(topics=("1",))
+    pool = make_pool(campaign, {"1": [f"d{k}" for k in range(800)]})
+    [work] = services.assignments_create(pool=pool, topics=campaign.topics.all(), assessors=[ann])
+    services.judgment_submit(assignment=work, docno="d0", relevance=0, aspects={})
+    forecast = campaign_status(campaign).forecast  # 799 left at 1/7 a day: years away
+    assert forecast.finish_date.year > timezone.localdate().year
+    dashboard = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    page = organiser_client.get(dashboard).content.decode()
+    finish, low = progress.date_text(forecast.finish_date), progress.date_text(forecast.low)
+    assert f'<dd data-stat="finish">{finish}</dd>' in page
+    assert f"finished on {finish}, between {low} and an open date" in page
+    change = reverse("judging:forecast_change", args=[campaign.slug])
+    after = campaign_status(campaign).forecast_with(-99)
+    preview = organiser_client.get(change, {"change": "-99"}).content.decode()
+    assert f"<strong data-after>{progress.date_text(after.finish_date)}</strong>" in preview
+    assert f"(likely {progress.date_text(after.low)} or later)" in preview
+    assert f"instead of {finish}:" in preview
+
+
+def test_the_dashboard_folds_one_alert_per_topic_into_one_line_with_the_count(organiser_client):
+    """Issue 23: "Topic X will not be finished within the budget" x 20."""
+    ann = make_user("ann")
+    campaign = make_campaign(topics=("1", "2", "3", "4", "5"), judgment_budget=3)
+    pool = make_pool(campaign, {t: [f"{t}-{k}" for k in range(10)] for t in "12345"})
+    topics = list(campaign.topics.order_by("position"))
+    work = services.assignments_create(pool=pool, topics=topics[:3], assessors=[ann])
+    for docno in ("1-0", "1-1"):
+        services.judgment_submit(assignment=work[0], docno=docno, relevance=0, aspects={})
+    status = campaign_status(campaign)
+    assert status.late_topics == ["1", "2", "3"]
+    assert status.unassigned_topics == ["4", "5"]
+    url = reverse("judging:campaign_dashboard", args=[campaign.slug])
+    page = organiser_client.get(url).content.decode()
+    assert "will not be finished within the budget" in page
+    assert page.count("will not be finished within the budget") == 1
+    assert (
+        '<li class="warn" data-alert="late"><details><summary>3 topics will not be finished '
+        'within the budget at the current plan.</summary><p class="topic-list">1, 2, 3</p>'
+    ) in page
+    assert page.count("no assessor") == 1
+    assert "<summary>2 topics have documents to judge and no assessor.</summary>" in page
+    assert '<p class="topic-list">4, 5</p>' in page
+
+
+def test_the_burn_down_has_round_y_ticks_and_x_labels_inside_with_the_year(campaign_setup):
+    """Issue 23: a "6,065" tick beside the 6,000 budget line; the last date cut off."""
+    from workbench.core.charts import CHAR_WIDTH
+
+    campaign, _ = campaign_setup
+    status = campaign_status(campaign, today=TODAY)
+    slow = replace(
+        status,
+        forecast=progress.forecast(
+            status.daily, today=TODAY, remaining_work=5965, remaining_budget=None
+        ),
+    )
+    chart = burn_down_chart(slow)  # the plan: 6,065 judgments in all
+    labels = [tick["label"] for tick in chart["y_ticks"]]
+    assert labels == [0, 2000, 4000, 6000, 8000]
+    labels = [tick["label"] for tick in chart["x_ticks"]]
+    assert labels[0] == "Nov 3 2026"  # the year on the first date ...
+    assert labels[-1] == "Jan 2 2027"  # ... and where it changes (the chart runs 42 days on)
+    assert sum(label.endswith(" 2026") for label in labels) == 1
+    for tick in chart["x_ticks"]:
+        width = len(tick["label"]) * CHAR_WIDTH
+        start = tick["x"] - {"start": 0, "middle": width / 2, "end": width}[tick["anchor"]]
+        assert start >= 0
+        assert start + width <= chart["width"]

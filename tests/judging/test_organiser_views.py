@@ -120,7 +120,8 @@ def test_overlap_past_the_budget_is_compared_and_needs_confirmation(organiser_cl
     fields = {"k": "2", "fraction": "0.5", "seed": "3", "assessors": ben_and_cat()}
     page = organiser_client.get(url, fields).content.decode()
     assert "Budget 26: 24 judgments made, <strong>2</strong> left." in page
-    assert "This plan is 4 over what is left." in page
+    assert "the campaign's plan still needs 6 judgments" in page
+    assert "4 over what is left." in page
     response = organiser_client.post(url, fields)
     assert response.status_code == 409
     assert "asks for 6 new judgments and the budget 26: 24 spent, 2 left: 4 over" in (
@@ -130,6 +131,32 @@ def test_overlap_past_the_budget_is_compared_and_needs_confirmation(organiser_cl
     organiser_client.post(url, {**fields, "confirm_over_budget": "on"})
     assert OverlapItem.objects.count() == 6
     assert BudgetOverrun.objects.get().action == f"overlap K=2 on pool {pool.pk}"
+
+
+def test_overlap_preview_compares_the_whole_plan_left_with_the_budget(organiser_client):
+    """Issue 23: "Fits" for 100 extra judgments when the plan was already 4,927 over."""
+    ann, ben = make_user("ann"), make_user("ben")
+    campaign = make_campaign(topics=("1",), judgment_budget=20)
+    docs = [f"d{i:02d}" for i in range(40)]
+    pool = make_pool(campaign, {"1": docs})
+    [work] = services.assignments_create(pool=pool, topics=campaign.topics.all(), assessors=[ann])
+    for doc in docs[:10]:
+        services.judgment_submit(assignment=work, docno=doc, relevance=0, aspects={})
+    url = reverse("judging:pool_overlap", args=[pool.pk])
+    fields = {"k": "2", "fraction": "0.1", "seed": "3", "assessors": [ann.pk, ben.pk]}
+    page = organiser_client.get(url, fields).content.decode()
+    assert "This plan costs 4 extra judgments" in page  # 4 of the 10 left: alone, they fit
+    assert "Budget 20: 10 judgments made, <strong>10</strong> left." in page
+    # 30 of the plan left to judge, and 4 more: 24 over what is left.
+    assert "the campaign's plan still needs 34 judgments" in page
+    assert '<span class="warn" data-plan-over-by="24">24 over what is left.</span>' in page
+    assert "Fits" not in page
+    assert "forecast-change/?change=4" in page
+    campaign.judgment_budget = 6000
+    campaign.save()
+    page = organiser_client.get(url, fields).content.decode()
+    assert "Budget 6,000: 10 judgments made, <strong>5,990</strong> left." in page
+    assert '<span class="ok">within what is left.</span>' in page
 
 
 def test_overlap_errors_are_shown(organiser_client, pool):

@@ -11,7 +11,7 @@ from judging import services as judging_services
 from pooling import services
 from pooling.core.spec import PoolSpec
 from pooling.models import Pool, PoolRevision, Run
-from tests.helpers import make_campaign, make_run, make_team, make_team_run
+from tests.helpers import make_campaign, make_run, make_sampled_pool, make_team, make_team_run
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -174,6 +174,22 @@ def test_replan_previews_then_applies_as_a_job(
     assert Job.objects.get(pk=applied.json()["job"]).state == "done"
     revision = PoolRevision.objects.get()
     assert (revision.topics, revision.reason) == (["301"], "deeper")
+
+
+def test_replan_preview_names_a_redraw_and_the_plan_that_keeps_the_sample(api):
+    pool = make_sampled_pool()
+    query = {"which": "all", "depth": "10", "strata": "11-40:0.5"}
+    body = api.get(f"/api/pools/{pool.pk}/replan/", query).json()
+    assert body["redraws"] == [{"stratum": "11-40:0.5", "was": ["11-100:0.5"]}]
+    assert body["cost"] > 0
+    assert body["joining"] >= body["cost"]
+    assert body["judged_out_of_sample"] > 0
+    keeping = body["sample_keeping"]
+    assert keeping["label"].startswith("1-10:1.0 11-100:0.")
+    assert keeping["cost"] == 0
+    assert keeping["judged_out_of_sample"] < body["judged_out_of_sample"]
+    lower = api.get(f"/api/pools/{pool.pk}/replan/", query | {"strata": "11-100:0.25"}).json()
+    assert (lower["redraws"], lower["sample_keeping"]) == ([], None)
 
 
 def test_replan_refuses_unknown_topics(api, campaign):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -16,7 +17,7 @@ from pooling import selectors, services
 from pooling.core.spec import PoolSpec
 from pooling.models import PoolRevision
 from scoring import selectors as scoring
-from tests.helpers import make_campaign, make_run, make_user
+from tests.helpers import make_campaign, make_run, make_sampled_pool, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -174,5 +175,115 @@ def test_the_replan_page_explains_bad_requests(organiser_client, pool):
     assert response.status_code == 400
     assert "topics: Select a valid choice. 9 is not one of the available choices." in (
         response.content.decode()
+    )
+    assert not PoolRevision.objects.exists()
+
+
+def sampled_pool(slug: str, documents: int):
+    """Three topics, one run of `documents` per topic; 1-2 in full, the rest at 50%."""
+    campaign = make_campaign(slug, topics=("1", "2", "3"), judgment_budget=10_000)
+    docnos = [f"{slug}-{n}" for n in range(documents)]
+    make_run(campaign, "r", dict.fromkeys(("1", "2", "3"), docnos))
+    spec = PoolSpec.from_dict({"depth": 2, "strata": [f"3-{documents}:0.5"], "order": "docno"})
+    return services.pool_build(campaign=campaign, spec=spec)
+
+
+def revise_capturing_queries(pool, documents: int) -> list[str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    spec = PoolSpec.from_dict({"depth": 2, "strata": [f"3-{documents}:0.25"], "order": "docno"})
+    with CaptureQueriesContext(connection) as captured:
+        services.pool_revise(pool=pool, spec=spec, topics=["1", "2", "3"])
+    return [query["sql"] for query in captured.captured_queries]
+
+
+def test_a_replan_issues_as_many_queries_for_a_large_pool_as_for_a_small_one():
+    small, large = sampled_pool("small", 20), sampled_pool("large", 300)
+    assert len(revise_capturing_queries(small, 20)) == len(revise_capturing_queries(large, 300))
+
+
+def test_a_replan_updates_its_entries_by_a_join_not_by_a_case_per_field_and_entry():
+    # bulk_update's CASE WHEN pk = ... THEN ... per field made 20,000 entries take 50 s.
+    pool = sampled_pool("cases", 40)
+    updates = [sql for sql in revise_capturing_queries(pool, 40) if sql.startswith("UPDATE")]
+    entry_updates = [sql for sql in updates if "pooling_poolentry" in sql]
+    assert len(entry_updates) == 1
+    assert "CASE" not in entry_updates[0]
+    stored = pool.entries.filter(revision=2)
+    assert stored.count() == pool.entries.count() == 3 * 40
+    [drawn] = set(stored.filter(stratum=2).values_list("inclusion_probability", flat=True))
+    assert 0.25 <= drawn < 0.3  # was about 0.5
+
+
+@pytest.fixture
+def sampled(organiser):
+    return make_sampled_pool()
+
+
+def test_the_replan_form_says_that_new_bounds_draw_a_stratum_again(organiser_client, sampled):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[sampled.campaign.slug, sampled.pk])
+    page = organiser_client.get(url).content.decode()
+    assert "To cut a sampled stratum, keep its bounds and lower its rate" in page
+    assert 'New bounds (<span class="mono">11-40:0.5</span>) draw the stratum again' in page
+
+
+def test_the_replan_preview_warns_of_a_redraw_and_offers_the_plan_that_keeps_the_sample(
+    organiser_client, sampled
+):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[sampled.campaign.slug, sampled.pk])
+    fields = {"depth": "10", "strata": "11-40:0.5", "which": "all", "reason": "cut"}
+    preview = selectors.pool_revision_preview(
+        sampled, spec=PoolSpec.from_dict({"depth": 10, "strata": ["11-40:0.5"]}), topics=["1", "2"]
+    )
+    assert preview.cost > 0  # the "cut" asks for new judgments ...
+    assert preview.judged_out_of_sample > 0  # ... and puts judged documents out of the sample
+    page = organiser_client.get(url, fields).content.decode()
+    assert '<span class="mono">11-40:0.5</span> is a new draw.</strong>' in page
+    assert 'The current plan samples <span class="mono">11-100:0.5</span>' in page
+    assert (
+        f"{preview.joining} documents join the queues ({preview.cost} new judgments) and "
+        f"{preview.judged_out_of_sample} judged documents leave the sample"
+    ) in page
+    [offered] = re.findall(r'href="\?(depth=10&amp;strata=11-100%3A0\.\d+[^"]*)"', page)
+    assert "which=all" in offered
+    assert "reason=cut" in offered
+    kept = organiser_client.get(f"{url}?{offered.replace('&amp;', '&')}").content.decode()
+    assert "is a new draw" not in kept  # the same bounds: nothing drawn again
+    assert '<p class="budget-line">0 new judgments;' in kept
+
+
+def test_the_replan_preview_of_a_lower_rate_warns_of_nothing(organiser_client, sampled):
+    from django.urls import reverse
+
+    url = reverse("pooling:pool_replan", args=[sampled.campaign.slug, sampled.pk])
+    page = organiser_client.get(
+        url, {"depth": "10", "strata": "11-100:0.25", "which": "all"}
+    ).content.decode()
+    assert "What this revision does" in page
+    assert "is a new draw" not in page
+    assert "keep the bounds and lower the rate" not in page
+
+
+def test_pool_replan_warns_of_a_redraw_and_prints_the_arguments_that_keep_the_sample(sampled):
+    out = io.StringIO()
+    call_command(
+        "pool_replan",
+        *("--pool", str(sampled.pk), "--topics", "all", "--depth", "10"),
+        *("--stratum", "11-40:0.5", "--dry-run"),
+        stdout=out,
+    )
+    lines = out.getvalue().splitlines()
+    [warning] = [line for line in lines if line.startswith("warning: ")]
+    assert warning.startswith("warning: 11-40:0.5 is a new draw (other bounds than 11-100:0.5): ")
+    [advice] = [line for line in lines if line.startswith("to keep the sample")]
+    assert re.match(
+        r"to keep the sample, lower the rate instead: --depth 10 --stratum 11-100:0\.\d+ "
+        r"\(0 new judgments; judgments left change by -\d+, [-+]\d+ with this plan\)$",
+        advice,
     )
     assert not PoolRevision.objects.exists()

@@ -113,7 +113,7 @@ def test_a_schema_without_aspects_or_answers_produces_the_relevance_formats_only
     assert "the schema has neither" in problems["aspects"]
     assert "the schema has neither" in problems["correctness"]
     assert "the schema has 0" in problems["twoaspects"]
-    assert exports.bundle_formats(problems) == ["qrels", "stratified", "infap"]
+    assert exports.bundle_formats(problems) == ["qrels", "relevance", "stratified", "infap"]
 
 
 def test_correctness_needs_an_answer_for_every_topic_of_the_pool():

@@ -54,7 +54,8 @@ def test_the_page_ranks_the_runs_as_the_command_does(organiser_client, pool, tmp
     assert [row.mean for row in board.runs] == pytest.approx(
         [row["mean"] for row in expected["runs"]], abs=1e-12
     )
-    assert [p.p_adjusted for p in page.context["pairs"]] == pytest.approx(
+    [table] = page.context["pair_tables"]
+    assert [p.p_adjusted for p in table["pairs"]] == pytest.approx(
         [p["p_adjusted"] for p in expected["pairs"]], abs=1e-12
     )
     first = expected["runs"][0]
@@ -75,6 +76,43 @@ def test_significance_marks_name_the_runs_beaten(organiser_client, pool):
     for row in rows:
         beaten = board.beaten("t")[row["row"].run]
         assert row["beats"] == "".join(keys[run] for run in beaten)
+
+
+def pair_tables(html: str) -> dict[str, str]:
+    """Each test's table of pairs on the page, by test."""
+    return dict(re.findall(r'<details data-test="(\w+)">(.*?)</details>', html, re.S))
+
+
+def test_all_tests_show_every_tests_pairs_as_the_downloads_do(organiser_client, pool):
+    html = organiser_client.get(leaderboard_url(pool, test="all")).content.decode()
+    tables = pair_tables(html)
+    assert list(tables) == ["t", "wilcoxon", "sign", "randomization", "tukey"]
+    n = len(Run.objects.filter(campaign=pool.campaign))
+    for test, label in [("t", "paired t-test"), ("tukey", "Tukey&#x27;s HSD")]:
+        assert f"<summary>Every pair ({n * (n - 1) // 2}), {label}</summary>" in tables[test]
+    assert "the first of the 5 tests; every test's pairs are below" in html
+    tsv = organiser_client.get(leaderboard_url(pool, test="all", download="tsv")).content
+    for test in tables:
+        assert f"\t{test}\t".encode() in tsv
+
+
+def test_two_identical_runs_are_said_identical_not_nan(organiser_client, pool):
+    from pooling import services
+
+    first = Run.objects.filter(campaign=pool.campaign).order_by("tag").first()
+    twin = services.RunUpload(
+        "twin.txt", first.original_file.read().replace(first.tag.encode(), b"twin")
+    )
+    services.runs_import(campaign=pool.campaign, uploads=[twin])
+    html = organiser_client.get(leaderboard_url(pool, test="all")).content.decode()
+    for test, table in pair_tables(html).items():
+        rows = [row for row in table.split("<tr>") if "twin" in row and f">{first.tag}<" in row]
+        assert len(rows) == 1, test
+        assert "identical: the same value on every topic" in rows[0], test
+        assert "nan" not in rows[0], test
+    text = organiser_client.get(leaderboard_url(pool, download="text")).content.decode()
+    [line] = [line for line in text.splitlines() if "twin" in line and first.tag in line]
+    assert line.split()[2:5] == ["identical"] * 3
 
 
 def test_downloads_are_the_command_formats(organiser_client, pool, tmp_path):

@@ -195,7 +195,8 @@ def test_qrels_page_greys_out_the_formats_the_pool_cannot_produce(organiser_clie
     page = organiser_client.get(
         reverse("scoring:pool_qrels", args=[graded_pool.pk])
     ).content.decode()
-    for fmt in ("qrels", "stratified", "infap"):
+    # The bundle takes every available format, as the README says (issue 23: not relevance).
+    for fmt in ("qrels", "relevance", "stratified", "infap"):
         assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) in page
         assert f'value="{fmt}" checked>' in page
     for fmt in ("aspects", "correctness", "twoaspects", "threeaspects"):
@@ -204,7 +205,6 @@ def test_qrels_page_greys_out_the_formats_the_pool_cannot_produce(organiser_clie
     assert "Not available: <b>correctness</b> needs the aspects effectiveness and credibility" in (
         page
     )
-    assert 'value="relevance">' in page  # available, not ticked by default
 
 
 def test_bundle_download_defaults_to_what_the_pool_can_produce(organiser_client, graded_pool):

@@ -88,3 +88,27 @@ def test_bulk_insert_refuses_unknown_fields_and_unset_timestamps():
         bulk_insert(PoolEntry, ("nonsense",), [])
     with pytest.raises(ValueError, match="give the values of created_at, updated_at"):
         bulk_insert(Judgment, ("assessor_id", "topic_id", "docno", "relevance"), [])
+
+
+def test_update_by_pk_gives_each_named_row_its_values_nulls_included():
+    from pooling.models import PoolEntry
+    from tests.helpers import make_pool
+    from workbench.db import update_by_pk
+
+    pool = make_pool(make_campaign(topics=("1",)), {"1": ["a", "b", "c"]})
+    a, _, c = pool.entries.order_by("order")
+    given = update_by_pk(
+        PoolEntry,
+        [(a.pk, None, False, 0.25, 7), (c.pk, 9, True, 0.5, 1)],
+        ["order", "sampled", "inclusion_probability", "stratum"],
+    )
+    assert given == 2
+    rows = PoolEntry.objects.order_by("docno").values_list(
+        "docno", "order", "sampled", "inclusion_probability", "stratum"
+    )
+    assert list(rows) == [
+        ("a", None, False, 0.25, 7),
+        ("b", 2, True, 1.0, 1),  # not named: unchanged
+        ("c", 9, True, 0.5, 1),
+    ]
+    assert update_by_pk(PoolEntry, [], ["order"]) == 0

@@ -50,6 +50,10 @@ class Command(WorkbenchCommand):
         except services.PoolBuildError as error:
             raise CommandError(str(error)) from None
         self._print(preview.summary, selectors.campaign_budget(pool.campaign), preview.cost)
+        self._advise(
+            selectors.pool_revision_advice(pool, spec=spec, topics=topics, revision=preview),
+            preview,
+        )
         status = campaign_status(pool.campaign)
         self.stdout.write(f"forecast now: {status.forecast.describe()}")
         self.stdout.write(
@@ -90,3 +94,22 @@ class Command(WorkbenchCommand):
         for row in rows:
             self.stdout.write(line.format(*row))
         self.stdout.write(f"{cost} new judgments; {budget.describe()}")
+
+    def _advise(self, advice: Any, preview: Any) -> None:
+        """Say when the plan draws a sampled stratum again, and what keeps the sample."""
+        for redraw in advice.redraws:
+            was = " and ".join(str(stratum) for stratum in redraw.was)
+            self.stdout.write(
+                f"warning: {redraw.stratum} is a new draw (other bounds than {was}): "
+                f"{preview.joining:,} documents join the queues and "
+                f"{preview.judged_out_of_sample:,} judged documents leave the sample"
+            )
+        if advice.keeping is not None:
+            kept, args = advice.keeping_revision, advice.keeping.to_args()
+            args = args[: args.index("--seed")]  # the seed and order stay the pool's
+            self.stdout.write(
+                "to keep the sample, lower the rate instead: "
+                f"{' '.join(args)} ({kept.cost:,} new judgments; "
+                f"judgments left change by {kept.work_change:+,}, "
+                f"{preview.work_change:+,} with this plan)"
+            )

@@ -119,7 +119,9 @@ class RunRow:
 
 @dataclass(frozen=True)
 class PairRow:
-    """One test of a (ranked above) against b; significant: p_adjusted <= alpha."""
+    """One test of a (ranked above) against b; significant: p_adjusted <= alpha;
+    identical: a and b have the same value on every topic compared, so that there
+    is nothing to test (the t statistic and its p are then NaN)."""
 
     a: str
     b: str
@@ -130,6 +132,7 @@ class PairRow:
     mean_difference: float
     cohens_d: float
     significant: bool
+    identical: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,7 @@ def build_leaderboard(
     a, b = paired.all_pairs(len(runs))
     diffs = scores[a] - scores[b]
     effects = paired.effect_sizes(diffs)
+    identical = ~(diffs != 0).any(axis=1)
     pair_rows: list[PairRow] = []
     for test in options.tests:
         result = _run_test(test, scores, diffs, options, progress)
@@ -234,8 +238,9 @@ def build_leaderboard(
                 mean_difference=float(difference),
                 cohens_d=float(d),
                 significant=bool(p_adjusted <= options.alpha),
+                identical=bool(same),
             )
-            for i, j, statistic, p, p_adjusted, difference, d in zip(
+            for i, j, statistic, p, p_adjusted, difference, d, same in zip(
                 a,
                 b,
                 result.statistic,
@@ -243,6 +248,7 @@ def build_leaderboard(
                 adjusted,
                 effects.mean_difference,
                 effects.cohens_d,
+                identical,
                 strict=True,
             )
         )

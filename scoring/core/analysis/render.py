@@ -2,7 +2,8 @@
 table for papers. Pure core.
 
 - text: the ranked runs, then the pairs, then the topics left out; means and
-  intervals with 4 decimals, p-values with 4 significant digits.
+  intervals with 4 decimals, p-values with 4 significant digits; "identical"
+  for the statistic and p of two runs with the same value on every topic.
 - tsv: the same three tables at full precision, each with its header line,
   separated by one blank line (runs; pairs; excluded topics, if any).
 - json: {"measure", "topics", "options", "runs": [...], "pairs": [...],
@@ -52,6 +53,7 @@ _PAIR_FIELDS = (
     "mean_difference",
     "cohens_d",
     "significant",
+    "identical",
 )
 
 
@@ -199,9 +201,11 @@ def _pair_table(pairs: list[PairRow]) -> list[list[str]]:
         [
             pair.a,
             pair.b,
-            _decimals(pair.statistic),
-            _p(pair.p_value),
-            _p(pair.p_adjusted),
+            *(
+                ["identical"] * 3
+                if pair.identical
+                else [_decimals(pair.statistic), _p(pair.p_value), _p(pair.p_adjusted)]
+            ),
             "*" if pair.significant else "",
             _decimals(pair.mean_difference),
             _decimals(pair.cohens_d),

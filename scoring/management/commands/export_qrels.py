@@ -23,9 +23,9 @@ class Command(WorkbenchCommand):
         parser.add_argument(
             "--formats",
             help=(
-                "formats in the bundle, comma-separated (default: those of "
+                "formats in the bundle, comma-separated (default: every one of "
                 f"{','.join(DEFAULT_BUNDLE)} that the pool can produce; a DL campaign "
-                "without aspects or accepted answers gives qrels,stratified,infap)"
+                "without aspects or accepted answers gives qrels,relevance,stratified,infap)"
             ),
         )
         parser.add_argument("--out", type=Path, help="with --format: write here (default: stdout)")

@@ -97,3 +97,12 @@ def test_the_rate_is_the_mean_of_the_window(window):
         counts, today=TODAY, remaining_work=1, remaining_budget=None, window=window
     )
     assert forecast.rate_per_day == pytest.approx(sum(range(1, window + 1)) / window)
+
+
+def test_a_forecast_date_always_reads_with_its_year():
+    assert progress.date_text(date(2033, 6, 28)) == "28 Jun 2033"
+    assert progress.date_text(TODAY) == "23 Nov 2026"  # this year's too: one rule
+    forecast = progress.Forecast(2.0, 10, date(2033, 6, 28), date(2033, 6, 20), None, None)
+    assert forecast.describe() == (
+        "10 judgments left at 2.0 a day: finished 28 Jun 2033 (between 20 Jun 2033 and later)"
+    )

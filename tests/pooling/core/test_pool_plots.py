@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
+from pooling.core.spec import PoolSpec
 from workbench.core.plots import PlotError
 
 
@@ -27,9 +28,42 @@ def test_depths_to_draw_run_from_one_to_the_pool_depth():
 
 def test_pool_size_by_depth_keeps_its_numbers_in_the_csv():
     totals = pd.DataFrame({"depth": [10, 1], "candidates": [40, 6], "judged": [12, 6]})
-    plot = pool_size_by_depth(totals, depth=10)
+    plot = pool_size_by_depth(totals, spec=PoolSpec(depth=10))
     assert plot.csv() == "depth,documents_pooled,judged\n1,6,6\n10,40,12\n"
     assert b"<title>Pool size by depth</title>" in plot.render("svg")
+
+
+def test_pool_size_by_depth_names_a_stratified_pool_by_its_strata():
+    """Issue 23: a 1-10 + 11-100 at 50% pool was called "depth 100"."""
+    totals = pd.DataFrame(
+        {"depth": [1, 10, 100], "candidates": [600, 4000, 19800], "judged": [6, 9, 9]}
+    )
+    spec = PoolSpec.from_dict({"depth": 10, "strata": ["11-100:0.5"]})
+    svg = pool_size_by_depth(totals, spec=spec).render("svg").decode()
+    assert "this pool: 1-10:1.0 11-100:0.5" in svg
+    assert "depth 100" not in svg
+    assert ">2,500<" in svg.replace("</text>", "<")  # round ticks, with thousands separators
+    depth_only = pool_size_by_depth(totals, spec=PoolSpec(depth=10)).render("svg").decode()
+    assert "this pool: depth 10" in depth_only
+
+
+def test_the_pool_size_annotation_stays_inside_the_axes_at_the_last_depth():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    totals = pd.DataFrame({"depth": [1, 10, 100], "candidates": [6, 40, 300], "judged": [6, 9, 9]})
+    spec = PoolSpec.from_dict({"depth": 10, "strata": ["11-100:0.5"]})
+    plot = pool_size_by_depth(totals, spec=spec)
+    figure = Figure(figsize=plot.size, layout="constrained")
+    canvas = FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    plot.draw(axes)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    [note] = axes.texts
+    inside, box = axes.get_window_extent(renderer), note.get_window_extent(renderer)
+    assert inside.x0 <= box.x0
+    assert box.x1 <= inside.x1
 
 
 def test_judged_share_chart_groups_each_runs_ks():

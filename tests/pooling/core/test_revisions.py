@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from pooling.core.ranking import rank_runs
-from pooling.core.revisions import REVISION_COLUMNS, revise
-from pooling.core.spec import PoolSpec, parse_strata
+from pooling.core.revisions import REVISION_COLUMNS, Redraw, redraws, revise, sample_keeping_spec
+from pooling.core.spec import PoolSpec, Stratum, parse_strata
 from pooling.core.strategies import pool_from_ranked
 from tests.pooling.generated_runs import random_runs, runs_from_text
 
@@ -128,3 +128,69 @@ def test_inclusion_probabilities_after_a_cut_match_the_draws_over_many_seeds():
     probability = next(iter(stored.values()))
     for doc in stored:
         assert in_sample[doc] / seeds == pytest.approx(probability, abs=0.09), doc  # 4.5 sd
+
+
+def spec(depth: int | None, strata: str) -> PoolSpec:
+    return PoolSpec(depth=depth, strata=parse_strata(strata), seed=7)
+
+
+def test_a_sampled_stratum_given_other_bounds_is_drawn_again():
+    current = spec(10, "11-100:0.5")
+    assert redraws(current, spec(10, "11-40:0.5")) == [
+        Redraw(Stratum(11, 40, 0.5), (Stratum(11, 100, 0.5),))
+    ]
+    assert redraws(current, spec(20, "21-100:0.5")) == [
+        Redraw(Stratum(21, 100, 0.5), (Stratum(11, 100, 0.5),))
+    ]
+
+
+def test_the_same_bounds_or_ranks_pooled_in_full_are_no_redraw():
+    assert redraws(spec(10, "11-100:0.5"), spec(10, "11-100:0.25")) == []
+    assert redraws(spec(10, "11-100:0.5"), spec(10, "")) == []  # a plain cut to depth 10
+    assert redraws(spec(10, "11-100:0.5"), spec(10, "11-40:1.0")) == []  # in full
+    assert redraws(spec(100, ""), spec(10, "11-40:0.5")) == []  # everything was drawn
+
+
+def test_a_redraw_adds_documents_and_puts_judged_ones_out_of_the_sample():
+    """Issue 23: 11-100:0.5 cut to 11-40:0.5 cost new judgments and judged documents."""
+    runs = random_runs(3, runs=5, topics=3, docs=400, depth=100)
+    ranked = rank_runs(runs)
+    old = pool_from_ranked(ranked, spec(10, "11-100:0.5"))
+    done = old[old["sampled"]].sort_values(["query_id", "order"]).groupby("query_id").head(30)
+    cut = revise(
+        as_current(old), pool_from_ranked(ranked, spec(10, "11-40:0.5")), judged=done, revision=2
+    )
+    assert cut.summary["new_judgments"].sum() > 0
+    assert cut.summary["judged_out_of_sample"].sum() > 0
+    keeping = sample_keeping_spec(
+        spec(10, "11-100:0.5"), spec(10, "11-40:0.5"), cut.entries, as_current(old)
+    )
+    assert keeping is not None
+    assert keeping.depth == 10
+    [stratum] = keeping.strata
+    assert (stratum.lo, stratum.hi) == (11, 100)  # the same bounds ...
+    assert 0 < stratum.rate < 0.5  # ... at a lower rate
+    # ... drawing about as many documents as the redraw, at most as many.
+    drawn_by_cut = cut.entries[cut.entries["sampled"] & (cut.entries["best_rank"] > 10)]
+    kept = revise(as_current(old), pool_from_ranked(ranked, keeping), judged=done, revision=2)
+    drawn_kept = kept.entries[kept.entries["sampled"] & (kept.entries["best_rank"] > 10)]
+    assert len(drawn_by_cut) * 0.9 <= len(drawn_kept) <= len(drawn_by_cut)
+    assert kept.cost == 0  # nested: nothing new to judge
+
+
+def test_no_sample_keeping_plan_is_offered_without_a_redraw_or_a_lower_rate():
+    runs = random_runs(3, runs=5, topics=2, docs=400, depth=100)
+    ranked = rank_runs(runs)
+    old = as_current(pool_from_ranked(ranked, spec(10, "11-100:0.5")))
+    rate_cut = pool_from_ranked(ranked, spec(10, "11-100:0.25"))
+    plan_cut = revise(old, rate_cut, judged=None, revision=2).entries
+    assert (
+        sample_keeping_spec(spec(10, "11-100:0.5"), spec(10, "11-100:0.25"), plan_cut, old) is None
+    )
+    # A redraw that draws more than the current rate could: no lower rate to offer.
+    denser = revise(old, pool_from_ranked(ranked, spec(10, "11-90:0.9")), judged=None, revision=2)
+    assert redraws(spec(10, "11-100:0.5"), spec(10, "11-90:0.9"))
+    assert (
+        sample_keeping_spec(spec(10, "11-100:0.5"), spec(10, "11-90:0.9"), denser.entries, old)
+        is None
+    )

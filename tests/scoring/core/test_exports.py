@@ -277,12 +277,13 @@ def test_unknown_bundle_format_is_an_error(pool):
 
 def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(graded_pool):
     bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=graded_pool)))
-    assert sorted(bundle.namelist()) == [
+    assert sorted(bundle.namelist()) == [  # every format the README lists for TREC DL
         "inclusion.tsv",
         "manifest.json",
         "provenance.tsv",
         "qrels.txt",
         "qrels_infap.txt",
+        "qrels_relevance.txt",
         "qrels_stratified.txt",
     ]
     assert bundle.read("qrels.txt").decode().splitlines()[0] == "1 0 d1 3"
@@ -298,6 +299,7 @@ def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
     assert "the schema has 0" in choices["threeaspects"].unavailable
     assert [c.name for c in choices.values() if c.in_default_bundle] == [
         "qrels",
+        "relevance",
         "stratified",
         "infap",
     ]

@@ -151,3 +151,12 @@ def test_a_score_table_comes_back_from_its_json_exactly():
     assert back.values.dtype == np.float64
     empty = ScoreTable.from_dict(_table(np.empty((0, 2))).to_dict())
     assert empty.values.shape == (0, 2)
+
+
+def test_a_pair_with_the_same_value_on_every_topic_is_identical_for_every_test():
+    table = _table([[0.2, 0.4, 0.1], [0.2, 0.4, 0.1], [0.3, 0.4, 0.1]], runs=("a", "b", "c"))
+    board = build_leaderboard(table, Options(tests=TESTS))
+    identical = {(pair.a, pair.b, pair.test) for pair in board.pairs if pair.identical}
+    assert identical == {("a", "b", test) for test in TESTS}
+    [t_pair] = [p for p in board.pairs if p.test == "t" and p.identical]
+    assert math.isnan(t_pair.statistic)  # what the page and the text no longer show
