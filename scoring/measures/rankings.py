@@ -24,7 +24,7 @@ Nothing here loads pyarrow or pandas unless it is given their frames.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, wraps
 from typing import Concatenate
 
@@ -359,6 +359,24 @@ class JudgedRankings:
     row_rank: np.ndarray
     row_label: np.ndarray
     row_judgment: np.ndarray | None  # qrels row of each ranked document; see Rankings
+
+    def relabelled(self, judgments: Judgments) -> JudgedRankings:
+        """The same rankings judged by `judgments`: qrels with the same rows (topic
+        and docno, row by row) as those these were judged by, other labels. So one
+        ranking serves many sets of labels (the pool simulator's judgments so far).
+
+        Needs the qrels row of each ranked document (`rank_and_judge(...,
+        with_judgment_rows=True)`), and not -J, which drops rows by their label.
+        """
+        if self.row_judgment is None:
+            raise ValueError("relabelling needs the qrels row of each ranked document")
+        if self.options.judged_only:
+            raise ValueError("rankings of judged documents only (-J) cannot be relabelled")
+        if judgments.topics != self.judgments.topics or len(judgments.row_label) != len(
+            self.judgments.row_label
+        ):
+            raise ValueError("relabelling needs qrels with the same rows")
+        return replace(self, judgments=judgments, row_label=judgments.labels_at(self.row_judgment))
 
     def batches(self) -> Iterator[tuple[np.ndarray, Rankings]]:
         """(group indices, their Rankings), in batches of about BATCH_CELLS cells at most."""
