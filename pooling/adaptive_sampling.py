@@ -154,6 +154,7 @@ class ActiveSampling(AdaptiveStrategy):
             minlength=self.candidates.n_docs,
         )
         self._cumulative = np.cumsum(self.q)
+        self._log_miss_per_draw = np.log1p(-np.minimum(self.q, Q_MAX))
 
     # -- drawing ----------------------------------------------------------
 
@@ -198,13 +199,19 @@ class ActiveSampling(AdaptiveStrategy):
         if pending is None or pending[0] != doc:
             return  # out of turn: a label, not a draw
         drawn = pending[1]
-        log_miss = np.log1p(-np.minimum(self.q, Q_MAX))
-        self.log_miss += len(drawn) * log_miss
-        group = (self.draws + np.arange(len(drawn))) % REPLICATES
-        per_group = np.bincount(group, minlength=REPLICATES)
-        for g in np.flatnonzero(per_group).tolist():
-            self.group_log_miss[g] += per_group[g] * log_miss
-        self.group_sampled[group, drawn] = True
+        log_miss = self._log_miss_per_draw
+        if len(drawn) == 1:  # the usual case, kept cheap
+            group = self.draws % REPLICATES
+            self.log_miss += log_miss
+            self.group_log_miss[group] += log_miss
+            self.group_sampled[group, drawn[0]] = True
+        else:
+            self.log_miss += len(drawn) * log_miss
+            groups = (self.draws + np.arange(len(drawn))) % REPLICATES
+            per_group = np.bincount(groups, minlength=REPLICATES)
+            for g in np.flatnonzero(per_group).tolist():
+                self.group_log_miss[g] += per_group[g] * log_miss
+            self.group_sampled[groups, drawn] = True
         new = np.unique(drawn[~self.sampled[drawn]])
         self.sampled[drawn] = True
         self.draws += len(drawn)

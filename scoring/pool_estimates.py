@@ -84,21 +84,33 @@ class MapEstimator:
         self.group_topic = ranked.group_topic
         self.n_runs = len(ranked.run_tags)
         self.n_topics = len(ranked.judgments.topics)
+        # Each candidate's ranked rows: order[start[d]:start[d + 1]].
+        order = np.argsort(self.row_doc, kind="stable")
+        start = np.searchsorted(self.row_doc[order], np.arange(candidates.n_docs + 1))
+        self._doc_rows = (start, order)
 
-    def mean_ap(self, sampled: np.ndarray, relevant: np.ndarray, inclusion: np.ndarray):
-        """Each run's estimated map from one sample (module docstring)."""
+    def mean_ap(
+        self,
+        sampled: np.ndarray,
+        relevant: np.ndarray,
+        inclusion: np.ndarray,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Each run's estimated map from one sample (module docstring). `rows`: the
+        ranked rows of (at least) every sampled relevant document, in row order
+        (`rows_of`); found here when not given."""
         found = sampled & relevant
         weight = np.zeros(len(found))
         weight[found] = 1.0 / inclusion[found]
         total = np.bincount(self.doc_topic, weights=weight, minlength=self.n_topics)
-        hit = found[self.row_doc]
-        w, group, rank = weight[self.row_doc[hit]], self.row_group[hit], self.row_rank[hit]
+        if rows is None:
+            rows = self.rows_of(found)
+        rows = rows[found[self.row_doc[rows]]]
+        w, group, rank = weight[self.row_doc[rows]], self.row_group[rows], self.row_rank[rows]
         running = np.cumsum(w)
         first = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
-        before_group = (running - w)[first]
-        above = (
-            running - w - np.repeat(before_group, np.diff(np.r_[np.flatnonzero(first), len(group)]))
-        )
+        lengths = np.diff(np.r_[np.flatnonzero(first), len(group)])
+        above = running - w - np.repeat((running - w)[first], lengths)
         terms = w / rank * (1.0 + above)
         # (bincount of nothing gives integers)
         numerator = np.bincount(group, weights=terms, minlength=len(self.group_run)).astype(float)
@@ -108,17 +120,29 @@ class MapEstimator:
             self.n_topics, 1
         )
 
+    def rows_of(self, docs: np.ndarray) -> np.ndarray:
+        """The ranked rows of the documents `docs` (a mask), in row order."""
+        start, order = self._doc_rows
+        chosen = np.flatnonzero(docs)
+        lengths = start[chosen + 1] - start[chosen]
+        offsets = np.repeat(start[chosen] - (np.cumsum(lengths) - lengths), lengths)
+        return np.sort(order[np.arange(int(lengths.sum())) + offsets])
+
     def estimate(
         self, sample: ActiveSample, truth: np.ndarray, pool_truth: np.ndarray
     ) -> ActiveEstimate:
         """The estimate and its jackknife standard error, against map under the
         qrels (`truth`) and under their labels of the candidates (`pool_truth`)."""
-        estimate = self.mean_ap(sample.sampled, sample.relevant, sample.inclusion)
+        rows = self.rows_of(sample.sampled & sample.relevant)  # replicates sample less
+        estimate = self.mean_ap(sample.sampled, sample.relevant, sample.inclusion, rows)
         groups = len(sample.replicate_sampled)
         replicates = np.array(
             [
                 self.mean_ap(
-                    sample.replicate_sampled[g], sample.relevant, sample.replicate_inclusion[g]
+                    sample.replicate_sampled[g],
+                    sample.relevant,
+                    sample.replicate_inclusion[g],
+                    rows,
                 )
                 for g in range(groups)
             ]

@@ -37,7 +37,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from pooling.adaptive import ALLOCATIONS, STRATEGIES, ActiveTurns, Candidates, make_strategy
+from pooling.adaptive import (
+    ALLOCATIONS,
+    STRATEGIES,
+    ActiveTurns,
+    AdaptiveStrategy,
+    Candidates,
+    make_strategy,
+)
 from pooling.ranking import RankedRuns, rank_runs
 from scoring.analysis.correlation import kendall_tau, tau_ap
 from scoring.evaluation import evaluate_ranked
@@ -222,14 +229,13 @@ def _ranked(
     from scoring.measures.columns import PlainRun, arrow_runs
 
     tables = []
-    plain = arrow_runs(runs) is None
     for run, tag in zip(runs, tags, strict=True):
-        if plain and isinstance(run, PlainRun):
+        if isinstance(run, PlainRun):  # bytes arrays of UTF-8, as the plain reader checked
             query_id = pa.array(run.query_id).cast(pa.string())
             doc_id = pa.array(run.doc_id).cast(pa.string())
             score = pa.array(run.score, pa.float64())
         else:
-            table = arrow_runs([run])[0]  # type: ignore[index]
+            [table] = arrow_runs([run]) or []
             query_id, doc_id, score = (table.column(c) for c in ("query_id", "doc_id", "score"))
         run_id = pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(len(score), dtype=np.int32)), pa.array([tag], pa.string())
@@ -375,9 +381,10 @@ class _Replay:
             self.progress(limit - reported)
         return StrategyResult(name, tuple(results), order[:judged], found[:judged])
 
-    def _report(self, strategy: object, budget: int, judged: int, found: int) -> BudgetResult:
-        assert hasattr(strategy, "judged")
-        mask: np.ndarray = strategy.judged
+    def _report(
+        self, strategy: AdaptiveStrategy, budget: int, judged: int, found: int
+    ) -> BudgetResult:
+        mask = strategy.judged
         ranked = self.ranked.relabelled(self.universe.judgments(mask))
         scores = _summary(ranked, self.settings.measure)
         by_run = dict(zip(self.simulation.run_tags, scores.tolist(), strict=True))

@@ -396,7 +396,7 @@ class JudgedRankings:
             local = local_of_row[rows]
         num_ret = self.num_ret[groups]
         depth = int(num_ret.max(initial=0))
-        cells = local * depth + self.row_rank[rows]
+        cells = self.row_rank[rows] * len(groups) + local  # rank-major
         tags = np.asarray(self.run_tags, dtype=object)[self.group_run[groups]]
         judgment_row = None
         if self.row_judgment is not None:
@@ -415,10 +415,15 @@ class JudgedRankings:
 def _rank_major(
     values: np.ndarray, cells: np.ndarray, shape: tuple[int, int], fill: int
 ) -> np.ndarray:
-    """Values filled group by group (rows are in that order), then turned rank-major."""
-    by_group = np.full(shape, fill, dtype=np.int64)
-    by_group.ravel()[cells] = values
-    return np.ascontiguousarray(by_group.T)
+    """A (depth, groups) matrix of `values` at their rank-major `cells`, `fill` elsewhere.
+
+    Filled in place: several times faster than filling group by group and
+    transposing, which copies the whole matrix once more.
+    """
+    groups, depth = shape
+    by_rank = np.full((depth, groups), fill, dtype=np.int64)
+    by_rank.ravel()[cells] = values
+    return by_rank
 
 
 def _batch_groups(num_ret: np.ndarray, max_cells: int) -> Iterator[np.ndarray]:
