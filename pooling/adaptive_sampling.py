@@ -212,7 +212,9 @@ class ActiveSampling(AdaptiveStrategy):
             for g in np.flatnonzero(per_group).tolist():
                 self.group_log_miss[g] += per_group[g] * log_miss
             self.group_sampled[groups, drawn] = True
-        new = np.unique(drawn[~self.sampled[drawn]])
+        new = drawn[~self.sampled[drawn]]
+        if len(new) > 1:
+            new = np.unique(new)
         self.sampled[drawn] = True
         self.draws += len(drawn)
         found = new[self.relevant[new]]
