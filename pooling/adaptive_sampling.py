@@ -13,15 +13,15 @@ SIGIR 2006):
 g_s is the Horvitz-Thompson estimate of the chance that run s's own prior
 draws a relevant document (an AP-like quality); half of P stays uniform so
 that every document keeps q(d) > 0, which unbiased estimates need. P (and so
-q) is worked out again each time a draw finds a relevant document: between
-such finds the estimate moves only through pi.
+q) is worked out again each time a judgment brings a relevant document into
+the sample: between such finds the estimate moves only through pi.
 
 Documents are drawn with replacement, one uniform number per draw (draw j of
 the topic uses number j of the stream (seed, "active", topic, block), BLOCK
 numbers a block). A draw that hits a judged document costs no judgment;
 drawing goes on until an unjudged document comes up, which is the one
-proposed. q changes only when a proposed document is judged, so the
-inclusion probability after n draws is pi(d) = 1 - prod_j (1 - q_j(d)),
+proposed. q changes only when a judgment is observed, so the inclusion
+probability after n draws is pi(d) = 1 - prod_j (1 - q_j(d)),
 kept as a sum of log(1 - q). A judgment of a document that was not proposed
 (out of turn) records its label but no draw: such a document enters the
 sample only if a later draw hits it.
@@ -29,7 +29,7 @@ sample only if a later draw hits it.
 For a standard error the draws are split by number into REPLICATES groups
 (draw j in group j mod REPLICATES): `sample()` also gives, for each group,
 the sample and the inclusion probabilities without that group's draws, for a
-delete-a-group jackknife (`scoring.pool_simulation`).
+delete-a-group jackknife (`scoring.pool_estimates`).
 """
 
 from __future__ import annotations
