@@ -43,6 +43,9 @@ def main() -> None:
     parser.add_argument("--qrels", nargs="*", choices=SETS, default=list(SETS))
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "target")
     parser.add_argument("--seed", type=int, default=0, help="the strategies' seed")
+    parser.add_argument(
+        "--runs-seed", type=int, default=1, help="bench/synthetic_runs.py's seed (default 1)"
+    )
     arguments = parser.parse_args()
 
     from pooling.adaptive import Candidates
@@ -55,7 +58,8 @@ def main() -> None:
     measure = TREC.select(["map"])[0]
     for name in arguments.qrels:
         file, level = SETS[name]
-        out = arguments.out / name
+        seed = arguments.runs_seed
+        out = arguments.out / (name if seed == 1 else f"{name}-seed{seed}")
         if not (out / "runs").is_dir():
             generator = ROOT / "bench" / "synthetic_runs.py"
             command = [
@@ -65,6 +69,8 @@ def main() -> None:
                 str(QRELS / file),
                 "--out",
                 str(out),
+                "--seed",
+                str(seed),
             ]
             subprocess.run(command, check=True)
         runs = sorted((out / "runs").glob("*.txt"))
