@@ -31,7 +31,7 @@ from scoring.core.measures.summary import SummaryContext
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EvalOptions", "Evaluation", "MeasureValues", "evaluate"]
+__all__ = ["EvalOptions", "Evaluation", "MeasureValues", "evaluate", "evaluate_ranked"]
 
 # (measure name, query_id, value, kind); values are floats, or str for text measures.
 type Row = tuple[str, str, float | str, ValueKind]
@@ -110,8 +110,14 @@ def evaluate(
     """Score each run of `runs` with `measures` (from `Catalog.select`)."""
     options = options or EvalOptions()
     judgments = Judgments(qrels, options.relevance_level)
-    ranked = rank_and_judge(judgments, runs, options)
-    n_runs, n_topics = len(runs), len(judgments.topics)
+    return evaluate_ranked(rank_and_judge(judgments, runs, options), measures)
+
+
+def evaluate_ranked(ranked: JudgedRankings, measures: Sequence[RequestedMeasure]) -> Evaluation:
+    """Score runs already ranked and judged (`rank_and_judge`), for instance the same
+    rankings judged again by other labels (`JudgedRankings.relabelled`)."""
+    judgments, options = ranked.judgments, ranked.options
+    n_runs, n_topics = len(ranked.run_tags), len(judgments.topics)
     evaluated = np.bincount(ranked.group_run, minlength=n_runs)
     context = SummaryContext(
         num_queries=np.full(n_runs, n_topics) if options.complete else evaluated,

@@ -192,3 +192,39 @@ def _recall_plot(title: str, lines: Mapping[str, Line], *, steps: bool) -> Plot:
         for r, p in zip(recall, precision, strict=True)
     )
     return Plot(title, ("run", "recall", "precision"), rows, draw, size=(6.5, 5.0))
+
+
+def relevant_found(
+    curves: Mapping[str, tuple[np.ndarray, np.ndarray]], relevant: int, title: str
+) -> Plot:
+    """Relevant documents found against judgments made, a line per pooling strategy
+    (`scoring.core.pool_simulation`), with Q's relevant documents as a dotted ceiling.
+    Each curve is (judgments, relevant found after them)."""
+    if not curves:
+        raise PlotError("no strategy to draw")
+
+    def draw(axes: Axes) -> None:
+        for k, (strategy, (judged, found)) in enumerate(curves.items()):
+            axes.plot(
+                judged,
+                found,
+                color=LINE_COLOURS[k % len(LINE_COLOURS)],
+                linestyle=LINE_STYLES[(k // len(LINE_COLOURS)) % len(LINE_STYLES)],
+                label=strategy,
+            )
+        axes.axhline(
+            relevant, color=GREY, linestyle=":", linewidth=1, label="relevant in the qrels"
+        )
+        axes.set_xlim(left=0)
+        axes.set_ylim(bottom=0)
+        axes.set_xlabel("judgments")
+        axes.set_ylabel("relevant documents found")
+        axes.grid(color="#dddddd")
+        axes.legend(loc="lower right", fontsize=8)
+
+    rows = tuple(
+        (strategy, int(j), int(f))
+        for strategy, (judged, found) in curves.items()
+        for j, f in zip(judged, found, strict=True)
+    )
+    return Plot(title, ("strategy", "judgments", "relevant"), rows, draw, size=(7.0, 4.5))
