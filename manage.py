@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    # Arrow's own switch (README, Configuration): the C library's malloc keeps freed
+    # Arrow's own switch (docs/deployment.md): the C library's malloc keeps freed
     # memory for the next import or pool build, where mimalloc returns it to the system.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     from django.core.management import execute_from_command_line

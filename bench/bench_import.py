@@ -6,7 +6,7 @@ Three timings over every run file of the workload (made by gen_workload.py
 if the directory does not exist), best of N each, in this one process:
 
   baseline  pandas.read_csv(path, sep=" ", header=None, engine="pyarrow")
-  core      read + validate every line + write the Parquet cache (trec_io)
+  core      read + validate every line + write the Parquet cache (run_files)
   service   the whole runs_import into a fresh SQLite campaign: the core,
             plus storing the original file and the run rows in one transaction
 

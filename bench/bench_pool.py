@@ -6,7 +6,7 @@
 Prints, for WORKLOAD/runs/*.txt:
 
 1. the time to build a depth-100 pool from the run files with
-   `pool_from_run_files` (read and check every file with trec_io, rank,
+   `pool_from_run_files` (read and check every file with run_files, rank,
    pool, sample, shuffle), and the time of plain polars versions of the same
    depth-100 pool (parse, rank by score then docno descending, group by topic
    and docno): two formulations, each on the in-memory and the streaming

@@ -4,7 +4,7 @@ synthetic runs, at a quarter of the judgments a depth-100 pool needs.
     python bench/target_adaptive_pooling.py [--qrels NAME ...] [--out bench/out/target]
 
 For each qrels file of /work/shared/data/qrels (read in place; see its
-README), runs are made by bench/synthetic_runs.py (generated once into
+docs/adaptive_pooling.md), runs are made by bench/synthetic_runs.py (generated once into
 --out), then `scoring.core.pool_simulation` replays depth, mtf, hedge, bandit,
 thompson and active, one budget over all topics (--allocation adaptive),
 candidates the depth-100 pool, at 1/8, 1/4 and 1/2 of its size. Printed:

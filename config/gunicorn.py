@@ -1,4 +1,4 @@
-"""gunicorn's settings for the workbench (README, Deployment):
+"""gunicorn's settings for the workbench (docs/deployment.md):
 
     gunicorn -c python:config.gunicorn config.wsgi
 

@@ -1,8 +1,9 @@
 """Writes for campaigns, topics, documents and runs.
 
-Each function checks its whole input with the pure readers in `trec_io`
-first and raises `InputError` (file, line, reason) before storing anything;
-what is stored is stored in one transaction.
+Each function checks its whole input with the pure readers
+(`workbench.core.run_files`, `pooling.core.topic_files`, `pooling.core.document_files`)
+first and raises `InputError` (file, line, reason) before storing anything; what is
+stored is stored in one transaction.
 """
 
 from __future__ import annotations

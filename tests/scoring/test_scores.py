@@ -195,7 +195,7 @@ def test_qrels_page_greys_out_the_formats_the_pool_cannot_produce(organiser_clie
     page = organiser_client.get(
         reverse("scoring:pool_qrels", args=[graded_pool.pk])
     ).content.decode()
-    # The bundle takes every available format, as the README says (issue 23: not relevance).
+    # The bundle takes every available format, as docs/organisers.md says (issue 23: not relevance).
     for fmt in ("qrels", "relevance", "stratified", "infap"):
         assert reverse("scoring:qrels_download", args=[graded_pool.pk, fmt]) in page
         assert f'value="{fmt}" checked>' in page

@@ -32,6 +32,6 @@ def backend(entry: str, pool: str | None) -> str:
 @pytest.mark.parametrize("entry", sorted(ENTRIES))
 def test_workbench_processes_allocate_arrow_memory_with_malloc_unless_told(entry):
     """manage.py, wsgi and asgi default ARROW_DEFAULT_MEMORY_POOL to the C library's
-    malloc (README, Configuration); an explicit setting is left alone."""
+    malloc (docs/deployment.md); an explicit setting is left alone."""
     assert backend(entry, None) == "system"
     assert backend(entry, "mimalloc") == "mimalloc"

@@ -277,7 +277,7 @@ def test_unknown_bundle_format_is_an_error(pool):
 
 def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(graded_pool):
     bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=graded_pool)))
-    assert sorted(bundle.namelist()) == [  # every format the README lists for TREC DL
+    assert sorted(bundle.namelist()) == [  # every format docs/organisers.md lists for TREC DL
         "inclusion.tsv",
         "manifest.json",
         "provenance.tsv",
