@@ -245,3 +245,12 @@ def make_judged_team_campaign(participant: User) -> tuple[Campaign, object, obje
                 aspects={},
             )
     return campaign, alpha, pool
+
+
+def make_release(pool, *, measure: str = "map", reason: str = "", released_by=None, **options):
+    """Release the pool's results as they are now (the next version)."""
+    from scoring import services as scoring_services
+
+    return scoring_services.release_create(
+        pool=pool, measure=measure, reason=reason, released_by=released_by, **options
+    )
