@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import api, task_api
+from scoring import api, release_api, task_api
 
 urlpatterns = [
     path(
@@ -18,6 +18,36 @@ urlpatterns = [
         "pools/<int:pool_id>/reusability/",
         api.ReusabilityView.as_view(),
         name="api-pool-reusability",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/",
+        release_api.PoolReleasesView.as_view(),
+        name="api-pool-releases",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/compare/",
+        release_api.PoolReleaseCompareView.as_view(),
+        name="api-pool-releases-compare",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/",
+        release_api.PoolReleaseView.as_view(),
+        name="api-pool-release",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/withdraw/",
+        release_api.PoolReleaseWithdrawView.as_view(),
+        name="api-pool-release-withdraw",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/bundle/",
+        release_api.PoolReleaseBundleView.as_view(),
+        name="api-pool-release-bundle",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/files/<str:name>",
+        release_api.PoolReleaseFileView.as_view(),
+        name="api-pool-release-file",
     ),
     path("campaigns/<slug:slug>/gold/", task_api.TaskGoldView.as_view(), name="api-task-gold"),
     path(
