@@ -25,8 +25,9 @@ from participation import services as team_services
 from pooling.api import ProblemSerializer
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.forms import check_upload_size
-from pooling.models import Campaign, Pool, Run, Team
+from pooling.models import Campaign, Run, Team
 from pooling.services import RunUpload
+from scoring import release_selectors
 from workbench import uploads
 from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
@@ -39,7 +40,9 @@ class TeamSerializer(serializers.ModelSerializer):
     max_runs_per_team = serializers.IntegerField(source="campaign.max_runs_per_team")
     pooled_runs_per_team = serializers.IntegerField(source="campaign.pooled_runs_per_team")
     submissions_open = serializers.SerializerMethodField()
-    scores_released = serializers.BooleanField(source="campaign.scores_released")
+    scores_released = serializers.SerializerMethodField(
+        help_text="Whether the team was given a release (GET /api/teams/<id>/releases/)."
+    )
 
     class Meta:
         model = Team
@@ -59,6 +62,9 @@ class TeamSerializer(serializers.ModelSerializer):
 
     def get_submissions_open(self, team: Team) -> bool:
         return team_services.submissions_open(team.campaign)
+
+    def get_scores_released(self, team: Team) -> bool:
+        return release_selectors.team_releases(team).exists()
 
 
 class TeamRunSerializer(serializers.Serializer):
@@ -229,7 +235,7 @@ class TeamPrecedenceView(APIView):
 
 
 # --------------------------------------------------------------------------
-# The organiser's side: teams, submission settings and the release of scores
+# The organiser's side: teams and submission settings (releases: scoring.release_api)
 
 
 class OrganiserTeamSerializer(serializers.ModelSerializer):
@@ -248,10 +254,6 @@ class SubmissionSettingsSerializer(serializers.Serializer):
     submission_deadline = serializers.DateTimeField(allow_null=True)
     max_runs_per_team = serializers.IntegerField(allow_null=True, min_value=1)
     pooled_runs_per_team = serializers.IntegerField(allow_null=True, min_value=1)
-
-
-class ReleaseSerializer(serializers.Serializer):
-    pool = serializers.IntegerField(help_text="the pool whose final labels score the runs")
 
 
 class CampaignTeamsView(APIView):
@@ -307,33 +309,3 @@ class CampaignSubmissionsView(APIView):
         except TeamError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(SubmissionSettingsSerializer(campaign).data)
-
-
-class CampaignReleaseView(APIView):
-    """Release the scores to the teams (POST: the pool), or withdraw them (DELETE)."""
-
-    permission_classes = [IsAuthenticated, IsOrganiser]
-
-    @extend_schema(
-        request=ReleaseSerializer,
-        responses={
-            200: OpenApiResponse(description="{released_at, pool}"),
-            400: OpenApiResponse(description="A pool of another campaign."),
-        },
-    )
-    def post(self, request: Request, slug: str) -> Response:
-        campaign = get_object_or_404(Campaign, slug=slug)
-        payload = ReleaseSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        pool = get_object_or_404(Pool, pk=payload.validated_data["pool"])
-        try:
-            campaign = team_services.campaign_scores_release(campaign=campaign, pool=pool)
-        except TeamError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({"released_at": campaign.scores_released_at, "pool": pool.pk})
-
-    @extend_schema(request=None, responses={204: OpenApiResponse(description="Withdrawn.")})
-    def delete(self, request: Request, slug: str) -> Response:
-        campaign = get_object_or_404(Campaign, slug=slug)
-        team_services.campaign_scores_withdraw(campaign=campaign)
-        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -219,16 +219,21 @@ def test_organisers_register_teams_set_limits_and_release_over_the_api(organiser
     team = campaign.teams.get()
     make_team_run(team, "x1", {"301": ["d1"]})
     pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
-    release = f"/api/campaigns/{campaign.slug}/release/"
+    release = f"/api/pools/{pool.pk}/releases/"
     participant_api = APIClient()
     participant_api.force_authenticate(participant)
     assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 403
-    assert api.post(release, {"pool": pool.pk}, format="json").json()["pool"] == pool.pk
+    assert api.post(release, {"measure": "map"}, format="json").status_code == 409  # unjudged
     [assignment] = judging_services.assignments_create(
         pool=pool, topics=campaign.topics.all(), assessors=[make_user("alice")]
     )
     judging_services.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    made = api.post(release, {"measure": "map", "reason": "first"}, format="json")
+    assert (made.status_code, made.json()["version"]) == (201, 1), made.json()
     assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 200
-    assert api.delete(release).status_code == 204
+    assert participant_api.get("/api/teams/").json()[0]["scores_released"] is True
+    withdraw = f"{release}1/withdraw/"
+    assert api.post(withdraw, {}, format="json").status_code == 400  # no reason
+    assert api.post(withdraw, {"reason": "wrong pool"}, format="json").status_code == 200
     assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 403
     assert participant_api.get(url).status_code == 403
