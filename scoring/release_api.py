@@ -231,8 +231,9 @@ class PoolReleasesView(APIView):
         responses={
             201: ReleaseSerializer,
             202: job_accepted_response("A large pool: a job makes the release; poll it."),
-            400: OpenApiResponse(description="A bad option or measure: {field: [reasons]} or "
-            "{detail}."),
+            400: OpenApiResponse(
+                description="A bad option or measure: {field: [reasons]} or {detail}."
+            ),
             409: OpenApiResponse(DetailSerializer, description="Nothing judged, or no run."),
         },
         description="Score every run of the campaign on the pool's labels now and store it "

@@ -125,8 +125,11 @@ def release_detail(request: HttpRequest, pool_id: int, version: int) -> HttpResp
             context["compare_error"] = str(error)
         else:
             labels = comparison.labels
+            ranked_by = comparison.new.leaderboard["measure"]
             context |= {
                 "comparison": comparison,
+                "board_moves": [c for c in comparison.scores if c.measure == ranked_by],
+                "other_moves": [c for c in comparison.scores if c.measure != ranked_by],
                 "compared_with": base.version,
                 "label_rows": list(labels.head(LABELS_SHOWN).itertuples(index=False)),
                 "label_rows_more": max(0, len(labels) - LABELS_SHOWN),

@@ -343,7 +343,7 @@ def test_the_same_release_always_bundles_to_the_same_bytes(judged, tmp_path):
 # Commands
 
 
-def test_release_command_prints_the_version(judged):
+def test_release_command_prints_the_version(judged, organiser):
     _, _, pool = judged
     out = io.StringIO()
     call_command(
@@ -354,13 +354,16 @@ def test_release_command_prints_the_version(judged):
         "P.10",
         "--reason",
         "why",
+        "--by",
+        organiser.username,
         stdout=out,
         stderr=io.StringIO(),
     )
     assert out.getvalue() == "version 1\n"
     call_command("release", "--pool", pool.pk, "--measure", "map", stdout=out, stderr=io.StringIO())
     assert out.getvalue() == "version 1\nversion 2\n"
-    assert Release.objects.get(version=1).reason == "why"
+    first = Release.objects.get(version=1)
+    assert (first.reason, first.released_by, first.measure) == ("why", organiser, "P.10")
 
 
 @pytest.mark.parametrize(
@@ -369,6 +372,7 @@ def test_release_command_prints_the_version(judged):
         (["--pool", "999", "--measure", "map"], "no pool with id 999"),
         (["--measure", "nosuch"], "nosuch"),
         (["--measure", "map", "--alpha", "2"], "alpha must be between 0 and 1"),
+        (["--measure", "map", "--by", "nobody"], "no account named nobody"),
     ],
 )
 def test_release_command_refusals_exit_2(judged, arguments, message):

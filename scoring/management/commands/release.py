@@ -1,3 +1,4 @@
+from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
@@ -27,6 +28,7 @@ class Command(WorkbenchCommand):
             f"{','.join(selectors.DEFAULT_MEASURES)}, and --measure)",
         )
         parser.add_argument("--reason", default="", help="why it is released (shown with it)")
+        parser.add_argument("--by", help="the username it is released by (recorded with it)")
         parser.add_argument(
             "--test", action="append", choices=TESTS, help="the leaderboard's tests (default t)"
         )
@@ -44,6 +46,11 @@ class Command(WorkbenchCommand):
             pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
         except Pool.DoesNotExist:
             raise CommandError(f"no pool with id {options['pool']}") from None
+        by = None
+        if options["by"]:
+            by = get_user_model().objects.filter(username=options["by"]).first()
+            if by is None:
+                raise CommandError(f"no account named {options['by']}")
         chosen = options["measures"]
         measures = None if chosen is None else [m.strip() for m in str(chosen).split(",")]
         try:
@@ -63,6 +70,7 @@ class Command(WorkbenchCommand):
                     options=leaderboard,
                     labels=str(options["labels"]),
                     reason=str(options["reason"]),
+                    released_by=by,
                     progress=BarProgress(bar),
                 )
             except (release_selectors.ReleaseError, selectors.ScoringError) as error:

@@ -37,9 +37,7 @@ def test_a_tag_that_cannot_be_a_file_name_gets_a_distinct_safe_one():
 
 def test_scores_rows_are_the_scorers_tsv_as_run_measure_topic_value():
     scorer = (
-        "run\trun_id\tquery_id\tmeasure\tvalue\n"
-        "runs/a\tA\t1\tmap\t0.5\n"
-        "runs/a\tA\tall\tP_10\t0.1\n"
+        "run\trun_id\tquery_id\tmeasure\tvalue\nruns/a\tA\t1\tmap\t0.5\nruns/a\tA\tall\tP_10\t0.1\n"
     )
     assert releases.scores_rows(scorer) == "A\tmap\t1\t0.5\nA\tP_10\tall\t0.1\n"
     assert releases.scores_rows(scorer, keep=["P_10"]) == "A\tP_10\tall\t0.1\n"

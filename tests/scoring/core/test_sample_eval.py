@@ -183,8 +183,9 @@ def test_format_tsv_gives_trec_evals_rows_at_full_precision(files):
     }
     first = {row[3]: float(row[4]) for row in rows if row[1] == "first" and row[2] == "all"}
     assert first["infAP"] == pytest.approx(summary["infAP"], abs=5e-5)
-    assert _sample_eval("--format=tsv", files / "qrels", files / "first.run")[1] == (
-        _sample_eval("--format", "tsv", files / "qrels", files / "first.run")[1]
+    assert (
+        _sample_eval("--format=tsv", files / "qrels", files / "first.run")[1]
+        == (_sample_eval("--format", "tsv", files / "qrels", files / "first.run")[1])
     )
 
 
