@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -29,6 +30,7 @@ from pooling.models import Campaign, Run, Team
 from pooling.services import RunUpload
 from scoring import release_selectors
 from workbench import uploads
+from workbench.api import OptionalPagination
 from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
 
@@ -121,15 +123,18 @@ class TeamListView(APIView):
         return Response(TeamSerializer(team_selectors.teams_of(request.user), many=True).data)
 
 
-class TeamRunsView(APIView):
-    """GET lists the team's runs; POST submits one run file (field `file`)."""
+class TeamRunsView(ListAPIView):
+    """GET lists the team's runs by precedence (paged when asked: `?limit=&offset=`);
+    POST submits one run file (field `file`)."""
 
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser]
+    serializer_class = TeamRunSerializer
+    pagination_class = OptionalPagination
 
-    @extend_schema(responses=TeamRunSerializer(many=True))
-    def get(self, request: Request, team_id: int) -> Response:
-        return Response(_runs(_team(request, team_id)))
+    def get_queryset(self) -> Any:
+        team = _team(self.request, self.kwargs["team_id"])
+        return [team_selectors.run_report(run) for run in team_selectors.team_runs(team)]
 
     @extend_schema(
         request={

@@ -61,6 +61,11 @@ urlpatterns = [
         name="api-task-submission",
     ),
     path(
+        "campaigns/<slug:slug>/submissions/<int:submission_id>/replace/",
+        task_api.TaskSubmissionReplaceView.as_view(),
+        name="api-task-submission-replace",
+    ),
+    path(
         "campaigns/<slug:slug>/scores/<str:subtask>/",
         task_api.TaskScoresView.as_view(),
         name="api-task-scores",

@@ -167,6 +167,15 @@ class TaskSubmissionForm(_SubtaskForm):
         return check_upload_size(self.cleaned_data["file"])
 
 
+class TaskReplaceForm(forms.Form):
+    """A submission's new file (its name and subtask stay)."""
+
+    file = forms.FileField(label="New file", allow_empty_file=True)
+
+    def clean_file(self) -> UploadedFile:
+        return check_upload_size(self.cleaned_data["file"])
+
+
 class TaskSortForm(forms.Form):
     """`?sort=`: a column of the table, `-column` for descending."""
 

@@ -166,6 +166,32 @@ def task_submission_upload(
     return row
 
 
+def task_submission_replace(
+    *, submission: TaskSubmission, upload: TaskUpload, uploaded_by: Any = None
+) -> TaskSubmission:
+    """Replace a submission's file in one step, keeping its name and subtask: the new
+    file is checked against the subtask's gold first, and a refused one (InputError)
+    changes nothing; the old file goes only once the new one is stored."""
+    gold = TaskGold.objects.filter(campaign=submission.campaign, subtask=submission.subtask).first()
+    if gold is None:
+        raise _refused(upload, f"no gold for {submission.get_subtask_display()}: upload it first")
+    checked = subtasks.read_submission(task_gold_read(gold), upload.named())
+    old_path = submission.file.name
+    with _files_removed_on_failure() as written, transaction.atomic():
+        row = TaskSubmission.objects.select_for_update().get(pk=submission.pk)
+        row.file.save(_file_name(upload.name, "submission"), ContentFile(upload.data), save=False)
+        written.append(row.file.name)
+        row.original_name = upload.name[:255]
+        row.sha256 = upload.sha256()
+        row.document_count = checked.documents
+        row.uploaded_by = uploaded_by if getattr(uploaded_by, "pk", None) else None
+        row.uploaded_at = timezone.now()
+        row.save()
+    if old_path != row.file.name:
+        default_storage.delete(old_path)
+    return row
+
+
 def task_submission_delete(*, submission: TaskSubmission) -> None:
     """Remove a submission and its stored file."""
     path = submission.file.name

@@ -59,6 +59,11 @@ urlpatterns = [
         name="task_submission",
     ),
     path(
+        "tasks/<slug:slug>/submissions/<int:submission_id>/replace/",
+        task_views.task_submission_replace,
+        name="task_submission_replace",
+    ),
+    path(
         "tasks/<slug:slug>/submissions/<int:submission_id>/delete/",
         task_views.task_submission_delete,
         name="task_submission_delete",

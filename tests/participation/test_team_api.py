@@ -79,6 +79,18 @@ def test_upload_answers_201_with_the_runs_check(api, team):
     assert [r["tag"] for r in api.get(runs_url(team)).json()] == ["alpha1"]
 
 
+def test_the_runs_list_pages_when_asked_as_the_other_lists_do(api, team):
+    for tag in ("alpha1", "alpha2", "alpha3"):
+        make_team_run(team, tag, {"301": ["d1"]})
+    assert [r["tag"] for r in api.get(runs_url(team)).json()] == ["alpha1", "alpha2", "alpha3"]
+    page = api.get(runs_url(team), {"limit": 2, "offset": 1}).json()
+    assert page["count"] == 3
+    assert [r["tag"] for r in page["results"]] == ["alpha2", "alpha3"]
+    assert page["previous"] is not None
+    assert page["next"] is None
+    assert api.get(f"/api/teams/{team.pk + 100}/runs/", {"limit": 2}).status_code == 404
+
+
 def test_a_rejected_file_answers_400_with_file_line_reason(api, team):
     response = post_run(api, team, "bad.txt", b"301 Q0 d1 1 2 t\n301 Q0 d1 2 1 t\n")
     assert response.status_code == 400

@@ -280,3 +280,24 @@ def test_the_api_and_the_command_give_the_same_numbers(api, three_teams, tmp_pat
     body = api.get(f"{BASE}/submissions/{hand.pk}/").json()
     assert body["scores"] == {key: command[key] for key in ("map", "precision", "recall", "f1")}
     assert {d["document"]: d["scores"] for d in body["documents"]} == command["per_document"]
+
+
+def test_a_submission_is_replaced_in_one_step_and_a_refused_file_changes_nothing(api):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    submission = make_submission(campaign, "team-a", CODIESP_RUN)
+    url = f"{BASE}/submissions/{submission.pk}/replace/"
+    refused = api.post(url, {"file": upload("bad.tsv", b"a x1\n")}, format="multipart")
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == "Rejected: the submission was not replaced."
+    assert refused.json()["errors"][0]["file"] == "bad.tsv"
+    assert TaskSubmission.objects.get().sha256 == submission.sha256
+    done = api.post(url, {"file": upload("v2.tsv", b"a\tx1\n")}, format="multipart")
+    assert done.status_code == 200
+    assert (done.json()["id"], done.json()["name"], done.json()["original_name"]) == (
+        submission.pk,
+        "team-a",
+        "v2.tsv",
+    )
+    assert api.post(url, {}, format="multipart").status_code == 400
+    assert api.post(f"{BASE}/submissions/999/replace/", {}, format="multipart").status_code == 404

@@ -113,6 +113,13 @@ CALLS = [
     Call("get", "/api/campaigns/{task}/submissions/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{task}/submissions/", ORGANISERS, 400, multipart=True),
     Call("get", "/api/campaigns/{task}/submissions/{submission_id}/", ORGANISERS, 200),
+    Call(
+        "post",
+        "/api/campaigns/{task}/submissions/{submission_id}/replace/",
+        ORGANISERS,
+        400,
+        multipart=True,
+    ),
     Call("delete", "/api/campaigns/{task}/submissions/{submission_id}/", ORGANISERS, 204),
     Call("get", "/api/campaigns/{task}/scores/{subtask}/", ORGANISERS, 200),
     Call("get", "/api/assignments/", ASSESSORS, 200, assessor=200),
