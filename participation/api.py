@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -25,9 +26,11 @@ from participation import services as team_services
 from pooling.api import ProblemSerializer
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.forms import check_upload_size
-from pooling.models import Campaign, Pool, Run, Team
+from pooling.models import Campaign, Run, Team
 from pooling.services import RunUpload
+from scoring import release_selectors
 from workbench import uploads
+from workbench.api import OptionalPagination
 from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
@@ -40,7 +43,9 @@ class TeamSerializer(serializers.ModelSerializer):
     max_runs_per_team = serializers.IntegerField(source="campaign.max_runs_per_team")
     pooled_runs_per_team = serializers.IntegerField(source="campaign.pooled_runs_per_team")
     submissions_open = serializers.SerializerMethodField()
-    scores_released = serializers.BooleanField(source="campaign.scores_released")
+    scores_released = serializers.SerializerMethodField(
+        help_text="Whether the team was given a release (GET /api/teams/<id>/releases/)."
+    )
 
     class Meta:
         model = Team
@@ -60,6 +65,9 @@ class TeamSerializer(serializers.ModelSerializer):
 
     def get_submissions_open(self, team: Team) -> bool:
         return team_services.submissions_open(team.campaign)
+
+    def get_scores_released(self, team: Team) -> bool:
+        return release_selectors.team_releases(team).exists()
 
 
 class TeamRunSerializer(serializers.Serializer):
@@ -117,15 +125,18 @@ class TeamListView(APIView):
         return Response(TeamSerializer(team_selectors.teams_of(request.user), many=True).data)
 
 
-class TeamRunsView(APIView):
-    """GET lists the team's runs; POST submits one run file (field `file`)."""
+class TeamRunsView(ListAPIView):
+    """GET lists the team's runs by precedence (paged when asked: `?limit=&offset=`);
+    POST submits one run file (field `file`)."""
 
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser]
+    serializer_class = TeamRunSerializer
+    pagination_class = OptionalPagination
 
-    @extend_schema(responses=TeamRunSerializer(many=True))
-    def get(self, request: Request, team_id: int) -> Response:
-        return Response(_runs(_team(request, team_id)))
+    def get_queryset(self) -> Any:
+        team = _team(self.request, self.kwargs["team_id"])
+        return [team_selectors.run_report(run) for run in team_selectors.team_runs(team)]
 
     @extend_schema(
         request={
@@ -231,7 +242,7 @@ class TeamPrecedenceView(APIView):
 
 
 # --------------------------------------------------------------------------
-# The organiser's side: teams, submission settings and the release of scores
+# The organiser's side: teams and submission settings (releases: scoring.release_api)
 
 
 class UsernameField(serializers.SlugRelatedField):
@@ -261,10 +272,6 @@ class SubmissionSettingsSerializer(serializers.Serializer):
     submission_deadline = serializers.DateTimeField(allow_null=True)
     max_runs_per_team = serializers.IntegerField(allow_null=True, min_value=1)
     pooled_runs_per_team = serializers.IntegerField(allow_null=True, min_value=1)
-
-
-class ReleaseSerializer(serializers.Serializer):
-    pool = serializers.IntegerField(help_text="the pool whose final labels score the runs")
 
 
 class CampaignTeamsView(APIView):
@@ -320,33 +327,3 @@ class CampaignSubmissionsView(APIView):
         except TeamError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(SubmissionSettingsSerializer(campaign).data)
-
-
-class CampaignReleaseView(APIView):
-    """Release the scores to the teams (POST: the pool), or withdraw them (DELETE)."""
-
-    permission_classes = [IsAuthenticated, IsOrganiser]
-
-    @extend_schema(
-        request=ReleaseSerializer,
-        responses={
-            200: OpenApiResponse(description="{released_at, pool}"),
-            400: OpenApiResponse(description="A pool of another campaign."),
-        },
-    )
-    def post(self, request: Request, slug: str) -> Response:
-        campaign = get_object_or_404(Campaign, slug=slug)
-        payload = ReleaseSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        pool = get_object_or_404(Pool, pk=payload.validated_data["pool"])
-        try:
-            campaign = team_services.campaign_scores_release(campaign=campaign, pool=pool)
-        except TeamError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({"released_at": campaign.scores_released_at, "pool": pool.pk})
-
-    @extend_schema(request=None, responses={204: OpenApiResponse(description="Withdrawn.")})
-    def delete(self, request: Request, slug: str) -> Response:
-        campaign = get_object_or_404(Campaign, slug=slug)
-        team_services.campaign_scores_withdraw(campaign=campaign)
-        return Response(status=status.HTTP_204_NO_CONTENT)

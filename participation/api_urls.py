@@ -1,4 +1,4 @@
-"""A participant's API: teams, their runs and precedence, and released scores."""
+"""A participant's API: teams, their runs and precedence, and the releases they were given."""
 
 from django.urls import path
 
@@ -17,11 +17,6 @@ urlpatterns = [
         team_api.CampaignSubmissionsView.as_view(),
         name="api-campaign-submissions",
     ),
-    path(
-        "campaigns/<slug:slug>/release/",
-        team_api.CampaignReleaseView.as_view(),
-        name="api-campaign-release",
-    ),
     path("teams/<int:team_id>/runs/", team_api.TeamRunsView.as_view(), name="api-team-runs"),
     path(
         "teams/<int:team_id>/runs/<int:run_id>/",
@@ -32,6 +27,11 @@ urlpatterns = [
         "teams/<int:team_id>/precedence/",
         team_api.TeamPrecedenceView.as_view(),
         name="api-team-precedence",
+    ),
+    path(
+        "teams/<int:team_id>/releases/",
+        scores_api.TeamReleasesView.as_view(),
+        name="api-team-releases",
     ),
     path(
         "teams/<int:team_id>/scores/", scores_api.TeamScoresView.as_view(), name="api-team-scores"

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import UploadedFile
 
 from pooling.forms import check_upload_size
-from pooling.models import Campaign, Pool, Run
+from pooling.models import Campaign, Run
 from workbench.core.id_limits import control_problem
 
 
@@ -64,15 +64,6 @@ class TeamMembersForm(forms.Form):
 
 class LateRunsForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=100, initial=1)
-
-
-class ReleaseForm(forms.Form):
-    pool = forms.ModelChoiceField(queryset=Pool.objects.none(), empty_label=None)
-
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.fields["pool"].queryset = campaign.pools.order_by("-created_at")
-        self.fields["pool"].label_from_instance = lambda pool: f"Pool {pool.pk}: {pool.name}"
 
 
 class TeamRunUploadForm(forms.Form):

@@ -1,4 +1,4 @@
-"""An organiser's pages for a campaign's teams: settings, members, late runs, release."""
+"""An organiser's pages for a campaign's teams: settings, members, late runs."""
 
 from django.urls import path
 
@@ -23,6 +23,4 @@ urlpatterns = [
         team_views.team_accept_late,
         name="team_accept_late",
     ),
-    path("<slug:slug>/scores/release/", team_views.scores_release, name="scores_release"),
-    path("<slug:slug>/scores/withdraw/", team_views.scores_withdraw, name="scores_withdraw"),
 ]

@@ -1,8 +1,10 @@
-"""A team's own scores as JSON, once the organiser has released them."""
+"""The releases a team was given, as JSON: the list, its own runs' scores and the
+leaderboard of one (`?release=ID`; the newest by default), exactly as released."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,21 +14,61 @@ from participation.scores_selectors import (
     NoRunToScore,
     ScoresNotReleased,
     public_leaderboard,
+    release_record,
     score_records,
+    team_release,
+    team_releases,
     team_scores,
 )
 from participation.selectors import team_for_member_or_404
 from scoring import selectors
 from scoring.core.analysis.render import to_json
+from scoring.models import Release
+
+
+class TeamReleaseSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="`?release=` of the scores and the leaderboard")
+    version = serializers.IntegerField()
+    campaign = serializers.CharField()
+    released_at = serializers.DateTimeField()
+    reason = serializers.CharField()
+    measure = serializers.CharField(help_text="the leaderboard's")
+    measures = serializers.ListField(child=serializers.CharField())
+    leaderboard_options = serializers.DictField()
+    labels = serializers.CharField(help_text="whose labels: human, ...")
+    judged_topics = serializers.ListField(child=serializers.CharField())
+
+
+_RELEASE = OpenApiParameter(
+    "release", int, description="a release id of GET /api/teams/<id>/releases/ (default: newest)"
+)
 
 
 def _refused(error: selectors.ScoringError) -> Response:
-    """403 before the release, 409 for a state of the campaign, 400 for a bad request."""
+    """403 before any release, 409 for a state of the campaign, 400 for a bad request."""
     if isinstance(error, ScoresNotReleased):
         return Response({"detail": f"{str(error).capitalize()}."}, status=403)
-    if isinstance(error, selectors.NothingJudged | NoRunToScore | selectors.NoRuns):
+    if isinstance(error, NoRunToScore):
         return Response({"detail": f"{str(error).capitalize()}."}, status=409)
     return Response({"detail": str(error)}, status=400)
+
+
+def _release(request: Request, team: object) -> Release:
+    text = request.query_params.get("release", "").strip()
+    if text and not text.isdigit():
+        raise selectors.ScoringError(f"release: a release id, not {text!r}")
+    return team_release(team, int(text) if text else None)  # type: ignore[arg-type]
+
+
+class TeamReleasesView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=TeamReleaseSerializer(many=True))
+    def get(self, request: Request, team_id: int) -> Response:
+        """The releases the team's campaign was given (withdrawn ones are not), newest
+        first: each frozen when it was made."""
+        team = team_for_member_or_404(request.user, team_id)
+        return Response([release_record(release) for release in team_releases(team)])
 
 
 class TeamScoresView(APIView):
@@ -34,6 +76,7 @@ class TeamScoresView(APIView):
 
     @extend_schema(
         parameters=[
+            _RELEASE,
             OpenApiParameter(
                 "measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"
             ),
@@ -41,28 +84,32 @@ class TeamScoresView(APIView):
         ],
         responses={
             200: OpenApiResponse(
-                description="{team, campaign, released_at, judged_topics, scores: "
-                "[{run_id, query_id, measure, value}]}: the team's runs only"
+                description="{team, campaign, release: {id, version, ...}, released_at, "
+                "judged_topics, scores: [{run_id, query_id, measure, value}]}: the team's "
+                "runs only, as released"
             ),
-            400: OpenApiResponse(description="A bad measure."),
-            403: OpenApiResponse(description="The scores are not released yet."),
-            409: OpenApiResponse(description="Nothing judged yet, or no run to score."),
+            400: OpenApiResponse(description="A measure the release did not score."),
+            403: OpenApiResponse(description="Nothing released to the team yet."),
+            404: OpenApiResponse(description="A release the team was not given."),
+            409: OpenApiResponse(description="The team had no run in the release."),
         },
     )
     def get(self, request: Request, team_id: int) -> Response:
-        """The team's runs scored against the released judgments (-c -M 1000)."""
+        """The team's runs' scores in a release (-c -M 1000 on its frozen judgments)."""
         team = team_for_member_or_404(request.user, team_id)
         per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
         measures = request.query_params.getlist("measure") or None
         try:
-            report = team_scores(team=team, measures=measures, per_topic=per_topic)
+            release = _release(request, team)
+            report = team_scores(team=team, release=release, measures=measures, per_topic=per_topic)
         except selectors.ScoringError as error:
             return _refused(error)
         return Response(
             {
                 "team": team.name,
                 "campaign": team.campaign.slug,
-                "released_at": team.campaign.scores_released_at,
+                "release": release_record(release),
+                "released_at": release.released_at,
                 "judged_topics": report.judged_topics,
                 "scores": score_records(report),
             }
@@ -73,25 +120,24 @@ class TeamLeaderboardView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
-        parameters=[OpenApiParameter("measure", str, description="default map")],
+        parameters=[_RELEASE],
         responses={
             200: OpenApiResponse(
-                description="The JSON of manage.py leaderboard (paired t-test, Holm) over "
-                "every run of the campaign, with teams: {run tag: team name, '' for the "
-                "organisers' runs}"
+                description="The JSON of manage.py leaderboard over every run of the release, "
+                "with teams: {run tag: team name, '' for the organisers' runs} and release"
             ),
-            400: OpenApiResponse(description="A bad measure."),
-            403: OpenApiResponse(description="The scores are not released yet."),
-            409: OpenApiResponse(description="Nothing judged yet."),
+            403: OpenApiResponse(description="Nothing released to the team yet."),
+            404: OpenApiResponse(description="A release the team was not given."),
         },
     )
     def get(self, request: Request, team_id: int) -> Response:
-        """Every run ranked on the released judgments (the public leaderboard)."""
+        """Every run ranked as released (the public leaderboard)."""
         team = team_for_member_or_404(request.user, team_id)
         try:
-            public = public_leaderboard(
-                team=team, measure=request.query_params.get("measure", "map")
-            )
+            release = _release(request, team)
         except selectors.ScoringError as error:
             return _refused(error)
-        return Response(to_json(public.board) | {"teams": public.teams})
+        public = public_leaderboard(release=release)
+        return Response(
+            to_json(public.board) | {"teams": public.teams, "release": release_record(release)}
+        )

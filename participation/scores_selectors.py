@@ -1,8 +1,7 @@
-"""A team's own scores, once the organiser has released them (`participation.services`).
-
-The same scoring as the organiser's (`selectors.pool_scores_report`, against
-the released pool's final labels), of the team's runs only: a run's scores do
-not depend on the other runs, and no other team's run is read or named.
+"""What a team sees of the releases its campaign was given (`scoring.models.Release`):
+its own runs' scores and the leaderboard, exactly as released, whatever happens
+to the labels afterwards. A withdrawn release is not shown; no other team's run
+is read or named but on the leaderboard, which ranks every run.
 """
 
 from __future__ import annotations
@@ -11,39 +10,57 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from django.http import Http404
+
 from pooling.models import Team
+from scoring import release_selectors
 from scoring.core.analysis.leaderboard import Leaderboard
-from scoring.selectors import (
-    LeaderboardOptions,
-    PoolScores,
-    ScoringError,
-    pool_leaderboard,
-    pool_scores_report,
-)
+from scoring.models import Release
+from scoring.selectors import PoolScores, ScoringError
 
 
 class ScoresNotReleased(ScoringError):
-    """The organiser has not released the scores: the team sees none."""
+    """The organiser has released nothing to the team's campaign (or withdrew it)."""
 
 
 class NoRunToScore(ScoringError):
-    """The team has sent no run."""
+    """The team had sent no run by the release."""
+
+
+def team_releases(team: Team) -> list[Release]:
+    """The releases the team was given, newest first."""
+    return list(release_selectors.team_releases(team))
+
+
+def team_release(team: Team, release_id: int | None = None) -> Release:
+    """The release `release_id` if the team was given it (Http404 otherwise), else the
+    newest; ScoresNotReleased when there is none."""
+    releases = release_selectors.team_releases(team)
+    if release_id is not None:
+        release = releases.filter(pk=release_id).first()
+        if release is None:
+            raise Http404("no such release for this team")
+        return release
+    release = releases.first()
+    if release is None:
+        raise ScoresNotReleased("the organiser has not released the scores yet")
+    return release
 
 
 def team_scores(
-    *, team: Team, measures: list[str] | None = None, per_topic: bool = False
+    *,
+    team: Team,
+    release: Release,
+    measures: list[str] | None = None,
+    per_topic: bool = False,
 ) -> PoolScores:
-    """The team's runs scored against the released pool; ScoresNotReleased before the
-    release, NothingJudged while its pool has no final label, NoRunToScore without runs,
-    ScoringError for a bad measure."""
-    campaign = team.campaign
-    if not campaign.scores_released or campaign.scores_pool is None:
-        raise ScoresNotReleased("the organiser has not released the scores yet")
-    runs = list(team.runs.all())
-    if not runs:
-        raise NoRunToScore(f"team {team.name} has no run to score")
-    return pool_scores_report(
-        pool=campaign.scores_pool, measures=measures, per_topic=per_topic, runs=runs
+    """The team's runs' scores as `release` holds them; NoRunToScore when the release
+    has none of them, ScoringError for a measure it did not score."""
+    tags = list(release.runs.filter(team=team).values_list("tag", flat=True))
+    if not tags:
+        raise NoRunToScore(f"team {team.name} had no run in this release")
+    return release_selectors.released_scores(
+        release, tags=tags, measures=measures, per_topic=per_topic
     )
 
 
@@ -62,22 +79,35 @@ def score_records(report: PoolScores) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class PublicLeaderboard:
-    """Every run of the campaign ranked on the released judgments, each with its team
-    (blank for the organiser's own runs): what participants see once released."""
+    """Every run of the release ranked as released, each with its team then (blank
+    for the organiser's own runs): what participants see."""
 
     board: Leaderboard
     teams: dict[str, str]
+    release: Release
 
 
-def public_leaderboard(*, team: Team, measure: str = "map") -> PublicLeaderboard:
-    """The released pool's leaderboard (paired t-test, Holm), for a member of `team`;
-    ScoresNotReleased before the release. Means and intervals only rest on the
-    released judgments, which no participant sees."""
-    campaign = team.campaign
-    if not campaign.scores_released or campaign.scores_pool is None:
-        raise ScoresNotReleased("the organiser has not released the scores yet")
-    board, _ = pool_leaderboard(
-        pool=campaign.scores_pool, measure=measure, options=LeaderboardOptions()
+def public_leaderboard(*, release: Release) -> PublicLeaderboard:
+    """The release's leaderboard as stored (means and intervals only rest on the
+    released judgments, which no participant sees)."""
+    return PublicLeaderboard(
+        release_selectors.release_leaderboard(release),
+        release_selectors.release_teams(release),
+        release,
     )
-    teams = {tag: name or "" for tag, name in campaign.runs.values_list("tag", "team__name")}
-    return PublicLeaderboard(board, teams)
+
+
+def release_record(release: Release) -> dict[str, Any]:
+    """A release as a team is told of it: no pool, no organiser's name."""
+    return {
+        "id": release.pk,
+        "version": release.version,
+        "campaign": release.pool.campaign.slug,
+        "released_at": release.released_at,
+        "reason": release.reason,
+        "measure": release.measure,
+        "measures": release.measures,
+        "leaderboard_options": release.leaderboard_options,
+        "labels": release.label_policy.get("labels"),
+        "judged_topics": release.judged_topics,
+    }

@@ -1,4 +1,5 @@
-"""A team's page of its own runs' scores, shown once the organiser releases them."""
+"""A team's pages of the releases it was given: its own runs' scores and the
+leaderboard, as released (`?release=ID` for an earlier one; the newest by default)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ from participation.scores_selectors import (
     NoRunToScore,
     ScoresNotReleased,
     public_leaderboard,
+    team_release,
+    team_releases,
     team_scores,
 )
 from participation.selectors import team_for_member_or_404
+from pooling.models import Team
 from scoring import selectors
 from scoring.core.analysis.render import run_keys
+from scoring.models import Release
 
 
 def _value(value: object) -> str:
@@ -26,23 +31,36 @@ def _value(value: object) -> str:
 
 def _not_shown(error: selectors.ScoringError) -> tuple[str, int]:
     """What a team's results page says instead of results, and its status: 403
-    before the release, 200 for a state of the campaign, 400 for a bad request."""
+    before any release, 200 for a state of the campaign, 400 for a bad request."""
     if isinstance(error, ScoresNotReleased):
         return "The organiser has not released the results yet.", 403
-    if isinstance(error, selectors.NothingJudged):
-        return "Nothing is judged yet.", 200
-    if isinstance(error, NoRunToScore | selectors.NoRuns):
+    if isinstance(error, NoRunToScore):
         return f"{str(error).capitalize()}.", 200
     return f"{str(error).capitalize()}.", 400
 
 
+def _release_id(request: HttpRequest) -> int | None:
+    text = request.GET.get("release", "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def _context(team: Team, release: Release | None = None) -> dict[str, Any]:
+    return {
+        "team": team,
+        "campaign": team.campaign,
+        "release": release,
+        "releases": team_releases(team),
+    }
+
+
 @login_required
 def team_scores_page(request: HttpRequest, team_id: int) -> HttpResponse:
-    """The team's runs' mean scores; before the release, only that there are none yet."""
+    """The team's runs' mean scores in a release; before any, only that there are none."""
     team = team_for_member_or_404(request.user, team_id)
-    context: dict[str, Any] = {"team": team, "campaign": team.campaign}
+    context = _context(team)
     try:
-        report = team_scores(team=team)
+        release = context["release"] = team_release(team, _release_id(request))
+        report = team_scores(team=team, release=release)
     except selectors.ScoringError as error:
         context["notice"], status = _not_shown(error)
         return render(request, "participation/team_scores.html", context, status=status)
@@ -61,21 +79,23 @@ def team_scores_page(request: HttpRequest, team_id: int) -> HttpResponse:
 
 @login_required
 def team_leaderboard_page(request: HttpRequest, team_id: int) -> HttpResponse:
-    """Every run of the campaign ranked on the released judgments, the team's own marked."""
+    """Every run ranked as released, the team's own marked."""
     team = team_for_member_or_404(request.user, team_id)
-    measure = (request.GET.get("measure") or "map").strip()
-    context: dict[str, Any] = {"team": team, "campaign": team.campaign, "measure": measure}
+    context = _context(team)
     try:
-        public = public_leaderboard(team=team, measure=measure)
+        release = context["release"] = team_release(team, _release_id(request))
     except selectors.ScoringError as error:
         context["notice"], status = _not_shown(error)
         return render(request, "participation/team_leaderboard.html", context, status=status)
+    public = public_leaderboard(release=release)
     board = public.board
-    beaten = board.beaten("t")
+    test = board.options.tests[0] if board.options.tests else "t"
+    beaten = board.beaten(test)
     keys = run_keys(len(board.runs))
     key_of = {row.run: key for row, key in zip(board.runs, keys, strict=True)}
     context |= {
         "board": board,
+        "test": test,
         "rows": [
             {
                 "rank": rank,

@@ -1,5 +1,5 @@
 """Writes for participation: teams, their runs and precedence, the organiser's
-submission settings and the release of scores.
+submission settings (releases of results are `scoring.services.release_create`).
 
 A team's run is checked exactly as an organiser's upload is (`services.runs_check`,
 problems as `file:line: reason`) and stored by the same `services.runs_store`;
@@ -19,14 +19,14 @@ from django.utils import timezone
 
 from pooling import services
 from pooling.errors import SubmissionRefused, TeamError
-from pooling.models import Campaign, Pool, Run, Team
+from pooling.models import Campaign, Run, Team
 from pooling.services import RunUpload
 from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError
 from workbench.roles import is_organiser
 
 # --------------------------------------------------------------------------
-# The organiser's settings and the release of scores
+# The organiser's settings
 
 
 def campaign_submissions_update(
@@ -51,22 +51,6 @@ def campaign_submissions_update(
     campaign.save(
         update_fields=["submission_deadline", "max_runs_per_team", "pooled_runs_per_team"]
     )
-    return campaign
-
-
-def campaign_scores_release(*, campaign: Campaign, pool: Pool) -> Campaign:
-    """Let every team see its own runs' scores against the pool's final labels."""
-    if pool.campaign_id != campaign.pk:
-        raise TeamError(f"pool {pool.pk} is not a pool of {campaign.name}")
-    campaign.scores_pool, campaign.scores_released_at = pool, timezone.now()
-    campaign.save(update_fields=["scores_pool", "scores_released_at"])
-    return campaign
-
-
-def campaign_scores_withdraw(*, campaign: Campaign) -> Campaign:
-    """Hide the scores from the teams again."""
-    campaign.scores_pool, campaign.scores_released_at = None, None
-    campaign.save(update_fields=["scores_pool", "scores_released_at"])
     return campaign
 
 

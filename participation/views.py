@@ -3,7 +3,8 @@
 A team member sees their team's page only (any other team is a 404): its
 runs, their checks, the upload form while submissions are open, and the
 precedence of its runs; never another team, a pool, a judgment or an
-assignment. The scores, once released, are on `teams:team_scores`.
+assignment. The releases it was given are on `teams:team_scores` and
+`teams:team_leaderboard`.
 """
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ from participation import services as team_services
 from participation.forms import (
     LateRunsForm,
     PrecedenceForm,
-    ReleaseForm,
     SubmissionSettingsForm,
     TeamForm,
     TeamMembersForm,
     TeamRunUploadForm,
 )
+from participation.scores_selectors import team_releases
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.models import Campaign, Run, Team
 from pooling.services import RunUpload
+from scoring import release_selectors
 from workbench import uploads
 from workbench.core.problems import InputError
 from workbench.roles import organiser_required
@@ -60,8 +62,8 @@ def _teams_page(
         "teams": teams,
         "settings_form": forms.get("settings_form") or SubmissionSettingsForm(instance=campaign),
         "team_form": forms.get("team_form") or TeamForm(),
-        "release_form": forms.get("release_form")
-        or ReleaseForm(campaign=campaign, initial={"pool": campaign.scores_pool_id}),
+        "pools": list(campaign.pools.order_by("-created_at")),
+        "releases": release_selectors.campaign_releases(campaign),
         "late_runs": team_selectors.late_runs(campaign),
         "error": forms.get("error", ""),
     }
@@ -74,7 +76,7 @@ def _back(campaign: Campaign) -> HttpResponse:
 
 @organiser_required
 def campaign_teams(request: HttpRequest, slug: str) -> HttpResponse:
-    """The campaign's teams, its submission settings, late runs and the release of scores."""
+    """The campaign's teams, its submission settings, late runs and its releases."""
     return _teams_page(request, _campaign(slug))
 
 
@@ -140,29 +142,6 @@ def team_accept_late(request: HttpRequest, slug: str, team_id: int) -> HttpRespo
     return _back(campaign)
 
 
-@organiser_required
-@require_POST
-def scores_release(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign(slug)
-    form = ReleaseForm(request.POST, campaign=campaign)
-    if not form.is_valid():
-        return _teams_page(request, campaign, 400, release_form=form)
-    pool = form.cleaned_data["pool"]
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
-    messages.success(
-        request, f"Scores released: each team now sees its own runs scored against pool {pool.pk}."
-    )
-    return _back(campaign)
-
-
-@organiser_required
-@require_POST
-def scores_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = team_services.campaign_scores_withdraw(campaign=_campaign(slug))
-    messages.success(request, "Scores withdrawn: the teams no longer see them.")
-    return _back(campaign)
-
-
 def _form_errors(form: forms.Form) -> str:
     return "; ".join(message for messages in form.errors.values() for message in messages)
 
@@ -206,6 +185,7 @@ def _team_page(
         "upload_error": upload_error,
         "refused": refused,
         "precedence_form": precedence_form or PrecedenceForm(runs=runs),
+        "releases": team_releases(team),
     }
     return render(request, "participation/team_detail.html", context, status=status)
 

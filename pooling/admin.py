@@ -12,7 +12,7 @@ class CampaignAdmin(OrganiserModelAdmin):
     # Changed on the campaign's edit page only, which refuses the schema once there are
     # judgments and the task kind once there are runs, gold files or submissions; the
     # release of scores on its teams page, which checks the pool is the campaign's.
-    readonly_fields = ["label_schema", "task_kind", "scores_pool", "scores_released_at"]
+    readonly_fields = ["label_schema", "task_kind"]
 
 
 @admin.register(Topic)

@@ -90,11 +90,6 @@ class Campaign(models.Model):
         blank=True,
         help_text="How many runs of each team, first by the team's precedence, a pool takes.",
     )
-    # Teams see their own runs' scores against this pool's labels once released.
-    scores_released_at = models.DateTimeField(null=True, blank=True)
-    scores_pool = models.ForeignKey(
-        "Pool", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
 
     class Meta:
         ordering = ["-created_at", "slug"]
@@ -106,11 +101,6 @@ class Campaign(models.Model):
     def is_task(self) -> bool:
         """A CodiEsp or SciFact campaign, not ranked retrieval."""
         return self.task_kind != TaskKind.RANKED
-
-    @property
-    def scores_released(self) -> bool:
-        """Whether teams may see their own runs' scores (against `scores_pool`)."""
-        return self.scores_released_at is not None and self.scores_pool_id is not None
 
     @property
     def schema(self) -> LabelSchema:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -24,7 +25,7 @@ from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, ProtectedError
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
@@ -573,11 +574,25 @@ def _check_not_pooled(run: Run) -> None:
         )
 
 
+@contextmanager
+def _unless_kept(run: Run) -> Iterator[None]:
+    """RunInUse for a run that a row above this floor keeps (a release of results
+    holds the runs it scored: PROTECT), rather than the database's error."""
+    try:
+        yield
+    except ProtectedError as error:
+        holders = ", ".join(sorted({str(row) for row in error.protected_objects}))
+        raise RunInUse(
+            f"run {run.tag} is kept by {holders}: a released run stays as it was scored"
+        ) from None
+
+
 def run_delete(*, run: Run) -> None:
     """Remove a run that no pool uses, and its stored files."""
     _check_not_pooled(run)
     paths = [run.original_file.name, run.cache_file.name]
-    run.delete()
+    with _unless_kept(run):
+        run.delete()
     for path in paths:
         default_storage.delete(path)
 
@@ -594,7 +609,7 @@ def run_replace(*, run: Run, upload: RunUpload, uploaded_by: Any = None) -> Run:
     if not parsed.ok:
         raise InputError.from_log(parsed.problems)
     old_paths = [run.original_file.name, run.cache_file.name]
-    with transaction.atomic():
+    with _unless_kept(run), transaction.atomic():
         Run.objects.filter(pk=run.pk).delete()
         [stored] = runs_store(
             campaign=run.campaign,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import api, task_api
+from scoring import api, release_api, task_api
 
 urlpatterns = [
     path(
@@ -19,6 +19,36 @@ urlpatterns = [
         api.ReusabilityView.as_view(),
         name="api-pool-reusability",
     ),
+    path(
+        "pools/<int:pool_id>/releases/",
+        release_api.PoolReleasesView.as_view(),
+        name="api-pool-releases",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/compare/",
+        release_api.PoolReleaseCompareView.as_view(),
+        name="api-pool-releases-compare",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/",
+        release_api.PoolReleaseView.as_view(),
+        name="api-pool-release",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/withdraw/",
+        release_api.PoolReleaseWithdrawView.as_view(),
+        name="api-pool-release-withdraw",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/bundle/",
+        release_api.PoolReleaseBundleView.as_view(),
+        name="api-pool-release-bundle",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/files/<str:name>",
+        release_api.PoolReleaseFileView.as_view(),
+        name="api-pool-release-file",
+    ),
     path("campaigns/<slug:slug>/gold/", task_api.TaskGoldView.as_view(), name="api-task-gold"),
     path(
         "campaigns/<slug:slug>/submissions/",
@@ -29,6 +59,11 @@ urlpatterns = [
         "campaigns/<slug:slug>/submissions/<int:submission_id>/",
         task_api.TaskSubmissionView.as_view(),
         name="api-task-submission",
+    ),
+    path(
+        "campaigns/<slug:slug>/submissions/<int:submission_id>/replace/",
+        task_api.TaskSubmissionReplaceView.as_view(),
+        name="api-task-submission-replace",
     ),
     path(
         "campaigns/<slug:slug>/scores/<str:subtask>/",

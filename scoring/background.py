@@ -133,12 +133,14 @@ def task_submission_documents(
     subtask: Subtask,
     sort: str,
     context: dict[str, Any],
+    start: bool | None = None,
 ) -> task_selectors.SubmissionDocuments | None:
-    """One submission's values (its page and API), as `task_scores` finds them."""
+    """One submission's values (its page and API), as `task_scores` finds them.
+    `start`: whether to start the scoring job (default: when the request is a POST)."""
     campaign = submission.campaign
     if task_selectors.scores_in_request(campaign, subtask):
         return task_selectors.submission_documents(submission=submission, sort=sort)
-    scored = _task_job(request, campaign=campaign, subtask=subtask, context=context)
+    scored = _task_job(request, campaign=campaign, subtask=subtask, context=context, start=start)
     if scored is None:
         return None
     return task_selectors.submission_documents(
@@ -147,7 +149,12 @@ def task_submission_documents(
 
 
 def _task_job(
-    request: HttpRequest, *, campaign: Campaign, subtask: Subtask, context: dict[str, Any]
+    request: HttpRequest,
+    *,
+    campaign: Campaign,
+    subtask: Subtask,
+    context: dict[str, Any],
+    start: bool | None = None,
 ) -> dict[int, Scores] | None:
     """What the job on the subtask's current gold and submissions stored, by
     submission id; else None, and what the page shows in `context`, as
@@ -156,7 +163,7 @@ def _task_job(
     nothing."""
     params = task_selectors.scores_params(campaign, subtask)
     job: Job | None
-    if request.method == "POST":
+    if request.method == "POST" if start is None else start:
         job = job_start_once(
             kind=task_selectors.SCORES_JOB,
             title=f"Scores of {campaign.name}: {subtask.label}",

@@ -16,7 +16,7 @@ from scoring.core.exports import FORMATS
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME
-from scoring.selectors import STABILITY_MEASURES
+from scoring.selectors import DEFAULT_MEASURES, HUMAN_LABELS, LABEL_SOURCES, STABILITY_MEASURES
 
 
 class StabilityForm(forms.Form):
@@ -71,6 +71,51 @@ class LeaderboardForm(forms.Form):
         return "; ".join(f"{field}: {errors[0]}" for field, errors in self.errors.items())
 
 
+class ReleaseForm(LeaderboardForm):
+    """A release: the leaderboard's measure and tests (as the leaderboard page asks
+    them), the measures scored, whose labels, and why."""
+
+    measures = forms.CharField(
+        required=False,
+        max_length=1000,
+        help_text="Every measure to score, separated by spaces (default: "
+        f"{' '.join(DEFAULT_MEASURES)}); the leaderboard's measure is added if missing.",
+    )
+    labels = forms.ChoiceField(
+        choices=[(source, source) for source in LABEL_SOURCES],
+        required=False,
+        initial=HUMAN_LABELS,
+        help_text="human: the final labels under the pool's policy, adjudications first.",
+    )
+    reason = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), strip=True
+    )
+
+    def clean_measures(self) -> list[str] | None:
+        return self.cleaned_data["measures"].replace(",", " ").split() or None
+
+    def clean_labels(self) -> str:
+        return self.cleaned_data["labels"] or HUMAN_LABELS
+
+
+class WithdrawForm(forms.Form):
+    reason = forms.CharField(
+        max_length=2000,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Shown with the release; the teams no longer see it.",
+    )
+
+
+class CompareForm(forms.Form):
+    """`?from=N&to=M`: two versions of one pool's releases."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["from"] = forms.IntegerField(min_value=1)
+        self.fields["to"] = forms.IntegerField(min_value=1)
+
+
 # --------------------------------------------------------------------------
 # Task campaigns (CodiEsp, SciFact)
 
@@ -117,6 +162,15 @@ class TaskSubmissionForm(_SubtaskForm):
         help_text="Default: the file's name without its extension.",
     )
     file = forms.FileField(label="Submission file", allow_empty_file=True)
+
+    def clean_file(self) -> UploadedFile:
+        return check_upload_size(self.cleaned_data["file"])
+
+
+class TaskReplaceForm(forms.Form):
+    """A submission's new file (its name and subtask stay)."""
+
+    file = forms.FileField(label="New file", allow_empty_file=True)
 
     def clean_file(self) -> UploadedFile:
         return check_upload_size(self.cleaned_data["file"])

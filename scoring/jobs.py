@@ -10,9 +10,10 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from pooling.models import Campaign, Pool
-from scoring import selectors, task_selectors
+from scoring import release_selectors, selectors, services, task_selectors
 from scoring.core.analysis import reusability_render
 from scoring.core.tasks import subtasks
+from scoring.models import Release
 from workbench.jobs import JobProgress, job_start_once
 from workbench.models import Job
 
@@ -125,3 +126,33 @@ def task_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
 def _advanced(progress: JobProgress, before: int, done: int) -> None:
     """Progress in bytes: `done` of this file, after `before` of the others."""
     progress(done=before + done)
+
+
+def release_make(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """Release a pool's results (`services.release_create`): params pool (id), measure,
+    measures (None: the default ones), options (the leaderboard's, as stored),
+    labels, reason. Progress counts the runs scored; the release and the job's
+    result are stored in one transaction, so a run after a stopped worker makes
+    the release once."""
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+
+    def stored(release: Release) -> None:
+        progress.note(
+            f"release {release.version} of pool {pool.pk}: {release.runs.count()} runs over "
+            f"{len(release.judged_topics)} judged topics, ranked by {release.measure}"
+        )
+        progress.stored({"pool": pool.pk, "release": release.pk, "version": release.version})
+
+    services.release_create(
+        pool=pool,
+        measure=params["measure"],
+        measures=params.get("measures"),
+        options=release_selectors.options_from(params["options"]),
+        labels=params.get("labels", "human"),
+        reason=params.get("reason", ""),
+        released_by=job.created_by,
+        progress=progress,
+        before_commit=stored,
+    )
+    return job.result

@@ -112,7 +112,17 @@ class PoolState:
         )
 
 
-def pool_state(pool: Pool) -> PoolState:
+# Whose labels a qrels is made of: the assessors' (the pool's final labels under its
+# policy, adjudications first). Machine labels join here, as another choice.
+HUMAN_LABELS = "human"
+LABEL_SOURCES = (HUMAN_LABELS,)
+
+
+def pool_state(pool: Pool, *, labels: str = HUMAN_LABELS) -> PoolState:
+    """What every qrels export of the pool is made from; `labels` one of LABEL_SOURCES
+    (ExportError for another)."""
+    if labels not in LABEL_SOURCES:
+        raise ExportError(f"labels {labels!r}: one of {', '.join(LABEL_SOURCES)}")
     return PoolState(
         pool=pool,
         labels=judging_selectors.final_labels(pool),
@@ -237,6 +247,33 @@ def provenance_text(labels: pd.DataFrame) -> str:
     return "".join(lines)
 
 
+def label_policy(pool: Pool, labels: str = HUMAN_LABELS) -> dict[str, Any]:
+    """How the labels of `pool_state(pool, labels=...)` were decided, as data: whose
+    labels, the policy's steps (adjudicated first by default) and the disagreement
+    mode. A release stores it; the export manifest says the same."""
+    policy = judging_selectors.policy_of(pool)
+    return {
+        "labels": labels,
+        "steps": list(policy.label_policy["steps"]),
+        "disagreement_mode": policy.disagreement_mode,
+    }
+
+
+def pool_revisions(pool: Pool) -> list[dict[str, Any]]:
+    """Each re-plan: which topics got which spec, when, by whom and why."""
+    return [
+        {
+            "number": revision.number,
+            "topics": revision.topics,
+            "spec": revision.spec,
+            "reason": revision.reason,
+            "by": revision.created_by.username if revision.created_by else None,
+            "at": revision.created_at.isoformat(timespec="seconds"),
+        }
+        for revision in pool.revisions.select_related("created_by")
+    ]
+
+
 def export_manifest(
     state: PoolState, formats: list[str], files: dict[str, ExportFile], two_aspect: str | None
 ) -> dict[str, Any]:
@@ -248,18 +285,7 @@ def export_manifest(
             "id": pool.pk,
             "name": pool.name,
             "spec": pool.spec,
-            # Each re-plan: which topics got which spec, when, by whom and why.
-            "revisions": [
-                {
-                    "number": revision.number,
-                    "topics": revision.topics,
-                    "spec": revision.spec,
-                    "reason": revision.reason,
-                    "by": revision.created_by.username if revision.created_by else None,
-                    "at": revision.created_at.isoformat(timespec="seconds"),
-                }
-                for revision in pool.revisions.select_related("created_by")
-            ],
+            "revisions": pool_revisions(pool),
         },
         "tie_rule": TIE_RULE,
         "label_policy": policy.label_policy,
@@ -275,7 +301,7 @@ def export_manifest(
             name: {"sha256": file.sha256, "lines": file.text.count("\n")}
             for name, file in sorted(files.items())
         },
-        "state_as_of": _state_time(pool),
+        "state_as_of": state_time(pool),
         "exported_at": timezone.now().isoformat(timespec="seconds"),
     }
     if "correctness" in formats:
@@ -326,7 +352,7 @@ def _answers(pool: Pool) -> dict[str, int]:
     return answers
 
 
-def _state_time(pool: Pool) -> str:
+def state_time(pool: Pool) -> str:
     """When the exported state last changed: the latest judgment or adjudication."""
     times = [
         pool.created_at,
@@ -342,7 +368,7 @@ def _state_time(pool: Pool) -> str:
 
 def _state_version(pool: Pool) -> str:
     """Changes whenever the labels, the pool or the runs change (finer than
-    `_state_time`, which is to the second)."""
+    `state_time`, which is to the second)."""
     campaign = pool.campaign
     events = JudgmentEvent.objects.filter(topic__campaign=campaign).aggregate(n=Max("id"))["n"]
     decided = Adjudication.objects.filter(topic__campaign=campaign).aggregate(t=Max("decided_at"))
@@ -557,11 +583,11 @@ def pool_ranking_stability(
     made; cached until a judgment, an adjudication or the pool changes."""
     if measure not in STABILITY_MEASURES:
         raise ScoringError(f"measure {measure!r}: one of {', '.join(STABILITY_MEASURES)}")
-    state_time = _state_time(pool)
+    as_of = state_time(pool)
     key = f"stability:{pool.pk}:{measure}:{steps}:{_state_version(pool)}"
     report = cache.get(key)
     if report is None:
-        report = _ranking_stability(pool, measure, steps, state_time)
+        report = _ranking_stability(pool, measure, steps, as_of)
         cache.set(key, report, timeout=3600)
     return report
 
@@ -648,10 +674,11 @@ def _table_of_job(pool: Pool, measure: str) -> ScoreTable | None:
 
 def _pool_score_table(pool: Pool, measure: str, progress: Any = None) -> ScoreTable:
     report = pool_scores_report(pool=pool, measures=[measure], per_topic=True, progress=progress)
-    return _score_table(report, measure)
+    return score_table_of(report, measure)
 
 
-def _score_table(report: PoolScores, measure: str) -> ScoreTable:
+def score_table_of(report: PoolScores, measure: str) -> ScoreTable:
+    """One measure's per-topic values of a scoring (every run, every judged topic)."""
     if not report.missing:  # a key per run scored
         raise NoRuns("no runs yet: the campaign has no run to rank")
     scores = report.scores[report.scores["query_id"] != "all"]

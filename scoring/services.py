@@ -1,4 +1,5 @@
-"""Writes for task campaigns (CodiEsp, SciFact): gold files and submissions.
+"""Writes of scoring: task campaigns' gold files and submissions (CodiEsp, SciFact),
+and releases (a pool's results frozen, version by version).
 
 Every file is checked whole by the task's own readers (`scoring.core.tasks.subtasks`),
 a block of lines at a time, first; any problem raises `InputError` (file, line,
@@ -9,9 +10,10 @@ takes its files with it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from pathlib import PurePath
 from typing import Any, BinaryIO
@@ -19,17 +21,30 @@ from typing import Any, BinaryIO
 from django.core.exceptions import SuspiciousFileOperation, ValidationError
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
 from django.utils.text import get_valid_filename
 
-from pooling.models import Campaign
+from pooling.models import Campaign, Pool
+from scoring import release_selectors, selectors
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.line_blocks import BLOCK_BYTES
 from scoring.core.tasks.subtasks import NamedFile, Subtask
-from scoring.models import MAX_SUBMISSION_NAME, TaskGold, TaskSubmission
+from scoring.models import (
+    MAX_SUBMISSION_NAME,
+    Release,
+    ReleaseRun,
+    ReleaseWithdrawal,
+    TaskGold,
+    TaskSubmission,
+)
 from scoring.task_selectors import stored_file, task_gold_read
 from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError, Problem
+from workbench.jobs import job_start
+from workbench.models import Job
 
 
 @dataclass(frozen=True)
@@ -174,6 +189,32 @@ def task_submission_upload(
     return row
 
 
+def task_submission_replace(
+    *, submission: TaskSubmission, upload: TaskUpload, uploaded_by: Any = None
+) -> TaskSubmission:
+    """Replace a submission's file in one step, keeping its name and subtask: the new
+    file is checked against the subtask's gold first, and a refused one (InputError)
+    changes nothing; the old file goes only once the new one is stored."""
+    gold = TaskGold.objects.filter(campaign=submission.campaign, subtask=submission.subtask).first()
+    if gold is None:
+        raise _refused(upload, f"no gold for {submission.get_subtask_display()}: upload it first")
+    checked = subtasks.read_submission(task_gold_read(gold), upload.named())
+    old_path = submission.file.name
+    with _files_removed_on_failure() as written, transaction.atomic():
+        row = TaskSubmission.objects.select_for_update().get(pk=submission.pk)
+        row.file.save(_file_name(upload.name, "submission"), upload.content(), save=False)
+        written.append(row.file.name)
+        row.original_name = upload.name[:255]
+        row.sha256 = upload.sha256()
+        row.document_count = checked.documents
+        row.uploaded_by = uploaded_by if getattr(uploaded_by, "pk", None) else None
+        row.uploaded_at = timezone.now()
+        row.save()
+    if old_path != row.file.name:
+        default_storage.delete(old_path)
+    return row
+
+
 def task_submission_delete(*, submission: TaskSubmission) -> None:
     """Remove a submission and its stored file."""
     path = submission.file.name
@@ -205,3 +246,173 @@ def _files_removed_on_failure() -> Iterator[list[str]]:
         for path in written:
             default_storage.delete(path)
         raise
+
+
+# --------------------------------------------------------------------------
+# Releases: a pool's results frozen, version by version
+
+
+def release_create(
+    *,
+    pool: Pool,
+    measure: str,
+    measures: Sequence[str] | None = None,
+    options: LeaderboardOptions | None = None,
+    labels: str = selectors.HUMAN_LABELS,
+    reason: str = "",
+    released_by: Any = None,
+    progress: Any = None,
+    before_commit: Callable[[Release], None] | None = None,
+) -> Release:
+    """Release the pool's results as they are now: the next version of the pool
+    (1, 2, ...), written once and never changed (`release_selectors.release_snapshot`
+    says what it holds). The files are stored under the release's folder with
+    their SHA-256 in the row; a failure stores nothing (no row, no file).
+    `before_commit(release)` runs inside the transaction, last (a job records
+    itself done there)."""
+    snapshot = release_selectors.release_snapshot(
+        pool=pool,
+        measure=measure,
+        measures=measures,
+        options=options,
+        labels=labels,
+        progress=progress,
+    )
+    released_at = timezone.now()
+    workbench = release_selectors.workbench_version()
+    written: list[str] = []
+    try:
+        with transaction.atomic():
+            list(Pool.objects.select_for_update().filter(pk=pool.pk).values_list("pk"))
+            version = (pool.releases.aggregate(last=Max("version"))["last"] or 0) + 1
+            documents = release_selectors.release_documents(
+                snapshot,
+                version=version,
+                released_at=released_at,
+                released_by=released_by,
+                reason=reason,
+                workbench=workbench,
+            )
+            files = {**snapshot.files, **documents}
+            release = Release.objects.create(
+                pool=pool,
+                version=version,
+                measure=measure,
+                measures=snapshot.measures,
+                leaderboard_options=snapshot.options,
+                label_policy=snapshot.label_policy,
+                pool_spec=snapshot.pool_spec,
+                pool_revisions=snapshot.pool_revisions,
+                judged_topics=snapshot.judged_topics,
+                left_out_topics=snapshot.left_out_topics,
+                leaderboard=snapshot.leaderboard,
+                directory=f"releases/{pool.campaign.slug}/pool{pool.pk}/v{version}",
+                files=release_selectors.described_files(files),
+                workbench=workbench,
+                state_as_of=datetime.fromisoformat(snapshot.state_as_of),
+                reason=reason,
+                released_by=released_by if getattr(released_by, "pk", None) else None,
+                released_at=released_at,
+            )
+            ReleaseRun.objects.bulk_create(
+                ReleaseRun(
+                    release=release,
+                    run=item.run,
+                    tag=item.run.tag,
+                    file_name=item.file_name,
+                    sha256=item.run.sha256,
+                    team=item.team,
+                    team_name=item.team.name if item.team else "",
+                    means=item.means,
+                    missing_topics=item.missing_topics,
+                )
+                for item in snapshot.runs
+            )
+            # The folder is this version's: a committed release of it would have
+            # made the row above fail. What an earlier attempt left there goes.
+            for name, data in files.items():
+                path = f"{release.directory}/{name}"
+                default_storage.delete(path)
+                written.append(default_storage.save(path, ContentFile(data)))
+                if written[-1] != path:
+                    raise release_selectors.ReleaseError(f"{path} could not be written")
+            if before_commit:
+                before_commit(release)
+    except IntegrityError:
+        _delete(written)
+        raise release_selectors.ReleaseError(
+            f"another release of pool {pool.pk} was made at the same time: release again"
+        ) from None
+    except BaseException:
+        _delete(written)
+        raise
+    return release
+
+
+def _delete(paths: Sequence[str]) -> None:
+    for path in paths:
+        default_storage.delete(path)
+
+
+def release_withdraw(*, release: Release, reason: str, withdrawn_by: Any = None) -> Release:
+    """Hide a release from the teams, saying why; it stays in the record as it was.
+    ReleaseError without a reason or for a release withdrawn already."""
+    reason = reason.strip()
+    if not reason:
+        raise release_selectors.ReleaseError("say why the release is withdrawn")
+    try:
+        with transaction.atomic():
+            ReleaseWithdrawal.objects.create(
+                release=release,
+                reason=reason,
+                withdrawn_by=withdrawn_by if getattr(withdrawn_by, "pk", None) else None,
+            )
+    except IntegrityError:
+        raise release_selectors.ReleaseError(
+            f"release {release.version} of pool {release.pool_id} is withdrawn already"
+        ) from None
+    return Release.objects.select_related("withdrawal").get(pk=release.pk)
+
+
+RELEASE_JOB = "scoring.jobs.release_make"
+
+
+def release_start(
+    *,
+    pool: Pool,
+    measure: str,
+    measures: Sequence[str] | None = None,
+    options: LeaderboardOptions | None = None,
+    labels: str = selectors.HUMAN_LABELS,
+    reason: str = "",
+    released_by: Any = None,
+) -> Release | Job:
+    """Release the pool's results here when scoring them fits in a request
+    (WORKBENCH_SYNC_SCORING_CELLS), else in a job (`scoring.jobs.release_make`).
+    A request it cannot make is refused first (ReleaseError, NothingJudged)."""
+    release_selectors.release_refusal(pool=pool, measure=measure, measures=measures, labels=labels)
+    options = options or LeaderboardOptions()
+    if selectors.scores_in_request(pool):
+        return release_create(
+            pool=pool,
+            measure=measure,
+            measures=measures,
+            options=options,
+            labels=labels,
+            reason=reason,
+            released_by=released_by,
+        )
+    return job_start(
+        kind=RELEASE_JOB,
+        title=f"Release of pool {pool.pk} ({measure})",
+        params={
+            "pool": pool.pk,
+            "measure": measure,
+            "measures": list(measures) if measures else None,
+            "options": release_selectors.options_of(options),
+            "labels": labels,
+            "reason": reason,
+        },
+        campaign=pool.campaign,
+        created_by=released_by,
+    )

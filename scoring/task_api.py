@@ -264,6 +264,40 @@ class TaskSubmissionsView(APIView):
         return Response(TaskSubmissionSerializer(submission).data, status=status.HTTP_201_CREATED)
 
 
+class TaskReplaceSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True)
+
+
+class TaskSubmissionReplaceView(APIView):
+    permission_classes = [IsAuthenticated, IsOrganiser]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": TaskReplaceSerializer},
+        responses={200: TaskSubmissionSerializer, **_UPLOAD_RESPONSES},
+        description="Replace a submission's file in one step: checked against its subtask's "
+        "gold first; it keeps its id, name and subtask. Rejected: 400, nothing changed.",
+    )
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        campaign = _task_campaign(slug)
+        submission = get_object_or_404(TaskSubmission, pk=submission_id, campaign=campaign)
+        too_large = _too_large(request)
+        if too_large:
+            return too_large
+        form = TaskReplaceSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        file = form.validated_data["file"]
+        try:
+            submission = services.task_submission_replace(
+                submission=submission,
+                upload=services.TaskUpload(file.name, file),
+                uploaded_by=request.user,
+            )
+        except InputError as error:
+            return rejected_response(error, "Rejected: the submission was not replaced.")
+        return Response(TaskSubmissionSerializer(submission).data)
+
+
 _SORT = OpenApiParameter(
     "sort",
     str,

@@ -18,7 +18,7 @@ from pooling.models import Campaign
 from scoring import background, services, task_selectors
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
-from scoring.forms import TaskGoldForm, TaskSortForm, TaskSubmissionForm
+from scoring.forms import TaskGoldForm, TaskReplaceForm, TaskSortForm, TaskSubmissionForm
 from scoring.models import TaskSubmission
 from workbench import uploads
 from workbench.core.problems import InputError
@@ -149,6 +149,40 @@ def task_submission_upload(request: HttpRequest, slug: str) -> HttpResponse:
 
 @organiser_required
 @require_POST
+def task_submission_replace(request: HttpRequest, slug: str, submission_id: int) -> HttpResponse:
+    """Replace a submission's file in one step; a refused file changes nothing and the
+    submission's page says why (400; 413 past the size limit)."""
+    campaign = _get_task_campaign_for_organiser(slug)
+    submission = _get_submission(campaign, submission_id)
+    too_large = uploads.refused(request)
+    form = TaskReplaceForm(request.POST, request.FILES)
+    status, error = 400, None
+    if too_large:
+        form.is_valid()
+        form.add_error(None, uploads.limit_message(too_large))
+        status = 413
+    elif form.is_valid():
+        file = form.cleaned_data["file"]
+        try:
+            submission = services.task_submission_replace(
+                submission=submission,
+                upload=services.TaskUpload(file.name, file),
+                uploaded_by=request.user,
+            )
+        except InputError as rejected:
+            error = rejected
+        else:
+            messages.success(
+                request, f"Submission {submission.name} replaced by {submission.original_name}."
+            )
+            return redirect(
+                "scoring:task_submission", slug=campaign.slug, submission_id=submission.pk
+            )
+    return _submission_page(request, campaign, submission, form, error, status=status)
+
+
+@organiser_required
+@require_POST
 def task_submission_delete(request: HttpRequest, slug: str, submission_id: int) -> HttpResponse:
     campaign = _get_task_campaign_for_organiser(slug)
     submission = _get_submission(campaign, submission_id)
@@ -212,7 +246,18 @@ def task_submission(request: HttpRequest, slug: str, submission_id: int) -> Http
     """One submission's measures and each clinical case's or claim's values (from the
     job that scores its subtask, when that is too large for a request)."""
     campaign = _get_task_campaign_for_organiser(slug)
-    submission = _get_submission(campaign, submission_id)
+    return _submission_page(request, campaign, _get_submission(campaign, submission_id))
+
+
+def _submission_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    submission: TaskSubmission,
+    replace_form: TaskReplaceForm | None = None,
+    replace_error: InputError | None = None,
+    *,
+    status: int = 200,
+) -> HttpResponse:
     task_subtask = _subtask_or_404(campaign, submission.subtask)
     order = TaskSortForm(request.GET, subtask=task_subtask, documents=True).order()
     measures = task_subtask.document_measures
@@ -222,11 +267,20 @@ def task_submission(request: HttpRequest, slug: str, submission_id: int) -> Http
         "subtasks": task_selectors.campaign_subtasks(campaign),
         "submission": submission,
         "headers": _headers(subtasks.NAME, measures, order),
+        "replace_form": replace_form or TaskReplaceForm(),
+        "replace_error": replace_error,
     }
+    # A POST here asks to score the subtask, unless it was a refused replacement.
+    scoring = request.method == "POST" and replace_form is None
     drill = background.task_submission_documents(
-        request, submission=submission, subtask=task_subtask, sort=order, context=context
+        request,
+        submission=submission,
+        subtask=task_subtask,
+        sort=order,
+        context=context,
+        start=scoring,
     )
-    if request.method == "POST":
+    if scoring:
         return redirect(request.get_full_path())
     if drill is not None:
         context |= {
@@ -235,7 +289,7 @@ def task_submission(request: HttpRequest, slug: str, submission_id: int) -> Http
                 (document, [_cell(values[m]) for m in measures]) for document, values in drill.rows
             ],
         }
-    return render(request, "scoring/task_submission.html", context)
+    return render(request, "scoring/task_submission.html", context, status=status)
 
 
 def _headers(name: str, measures: Sequence[str], order: str) -> list[dict[str, str]]:

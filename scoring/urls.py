@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import leaderboard_views, reusability_views, task_views, views
+from scoring import leaderboard_views, release_views, reusability_views, task_views, views
 
 app_name = "scoring"
 urlpatterns = [
@@ -25,6 +25,27 @@ urlpatterns = [
     path("pools/<int:pool_id>/qrels/<str:fmt>/", views.qrels_download, name="qrels_download"),
     path("pools/<int:pool_id>/bundle/", views.bundle_download, name="bundle_download"),
     path("pools/<int:pool_id>/bundle/job/", views.bundle_job, name="bundle_job"),
+    path("pools/<int:pool_id>/releases/", release_views.pool_releases, name="pool_releases"),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/",
+        release_views.release_detail,
+        name="release_detail",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/withdraw/",
+        release_views.release_withdraw,
+        name="release_withdraw",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/bundle/",
+        release_views.release_bundle,
+        name="release_bundle",
+    ),
+    path(
+        "pools/<int:pool_id>/releases/<int:version>/files/<str:name>",
+        release_views.release_file,
+        name="release_file",
+    ),
     path("tasks/<slug:slug>/", task_views.task_campaign, name="task_campaign"),
     path("tasks/<slug:slug>/gold/", task_views.task_gold_upload, name="task_gold_upload"),
     path(
@@ -36,6 +57,11 @@ urlpatterns = [
         "tasks/<slug:slug>/submissions/<int:submission_id>/",
         task_views.task_submission,
         name="task_submission",
+    ),
+    path(
+        "tasks/<slug:slug>/submissions/<int:submission_id>/replace/",
+        task_views.task_submission_replace,
+        name="task_submission_replace",
     ),
     path(
         "tasks/<slug:slug>/submissions/<int:submission_id>/delete/",

@@ -367,3 +367,12 @@ def make_pool_with_outsiders(tmp_path) -> object:
     qrels.write_text("1 0 d1 1\n2 0 d2 0\n")
     call_command("import_qrels", "--campaign", "ours", "--assessor", "nist", str(qrels))
     return pool
+
+
+def make_release(pool, *, measure: str = "map", reason: str = "", released_by=None, **options):
+    """Release the pool's results as they are now (the next version)."""
+    from scoring import services as scoring_services
+
+    return scoring_services.release_create(
+        pool=pool, measure=measure, reason=reason, released_by=released_by, **options
+    )

@@ -29,3 +29,28 @@ def existing_file(path: str) -> Path:
     if not file.is_file():
         raise CommandError(f"{path}: no such file")
     return file
+
+
+class BarProgress:
+    """A tqdm bar that a service reports to as it would to a job's JobProgress:
+    `progress(done=, total=, unit=)` and `progress.advance(steps)`."""
+
+    def __init__(self, bar: Any) -> None:
+        self.bar = bar
+
+    def __call__(
+        self, done: int | None = None, total: int | None = None, unit: str | None = None
+    ) -> None:
+        if unit is not None:
+            self.bar.unit = f" {unit}"
+        if total is not None:
+            self.bar.total = total
+        if done is not None:
+            self.bar.n = done
+        self.bar.refresh()
+
+    def advance(self, steps: int = 1) -> None:
+        self.bar.update(steps)
+
+    def note(self, line: str) -> None:
+        self.bar.write(line)

@@ -191,6 +191,9 @@ def job_result_link(job: Job) -> tuple[str, str] | None:
         url = reverse("pooling:campaign_detail", args=[result["campaign"]])
         added = f"{result['created']:,} documents added, {result['updated']:,} updated"
         return f"Open the campaign ({added})", url
+    if job.state == Job.DONE and "release" in result:
+        url = reverse("scoring:release_detail", args=[result["pool"], result["version"]])
+        return f"Open release {result['version']} of pool {result['pool']}", url
     if job.state == Job.DONE and "pool" in result:
         url = reverse("pooling:pool_detail", args=[result["campaign"], result["pool"]])
         if "revision" in result:

@@ -1,13 +1,15 @@
 """A sample_eval.pl-compatible command line over `scoring.core.evaluation`. Pure core.
 
-    sample_eval [-q] QRELS RUN...
+    sample_eval [-q] [--format text|tsv] QRELS RUN...
 
 QRELS is a stratified qrels, `topic iter docno stratum rel` with rel -1 for
 a pooled document that was not sampled (`scoring.core.qrels.STRATIFIED_QRELS`).
 RUN may be several files or directories, and `-` for standard input, as
 trec_eval takes them. Each run prints one block in the layout of NIST's
 sample_eval.pl (the version of 10 Oct 2011): with -q each topic, in numeric
-order, then the summary. The measures are in `scoring.core.measures.inferred`;
+order, then the summary (`--format tsv`: the rows of `wb-trec-eval --format tsv`,
+`run run_id query_id measure value` at full precision, in trec_eval's order).
+The measures are in `scoring.core.measures.inferred`;
 `evaluate_sample` computes them from frames, also with explicit inclusion
 probabilities instead of the script's per-stratum sampling rates.
 
@@ -42,16 +44,19 @@ from scoring.core.measures.catalog import SAMPLE_EVAL
 from scoring.core.measures.rankings import Frame
 from scoring.core.measures.sampling import with_inclusion_probabilities
 from scoring.core.qrels import STRATIFIED_QRELS
+from scoring.core.report import write_report
 
 if TYPE_CHECKING:
     import pandas as pd
 
 USAGE = """\
-Usage: sample_eval [-q] qrels_file run...
+Usage: sample_eval [-q] [--format text|tsv] qrels_file run...
   -q  also print the values of each topic
+  --format  text (sample_eval.pl's, default) or tsv (trec_eval's, every digit)
 qrels_file: topic iter docno stratum rel, rel -1 for pooled documents not sampled.
 A run may be a directory: its files are scored in name order.
 """
+OUTPUT_FORMATS = ("text", "tsv")
 # sample_eval.pl's printf formats, per measure: the tabs after the name, and the value.
 _LINES = {
     "infAP": "{name}\t\t{topic}\t\t{value:6.4f}\n",
@@ -86,40 +91,55 @@ def main(
     """Run sample_eval on `argv` (without the program name); returns the exit status."""
 
     def command() -> int:
-        per_topic, files = _parse(argv)
+        per_topic, output_format, files = _parse(argv)
         if files is None:
             stdout.write(USAGE)
         else:
-            _run(files, per_topic, stdout, stdin or sys.stdin.buffer)
+            _run(files, per_topic, output_format, stdout, stdin or sys.stdin.buffer)
         return 0
 
     return guarded("sample_eval", command, stderr)
 
 
-def _parse(argv: Sequence[str]) -> tuple[bool, list[str] | None]:
-    """(-q given, the files), or no files for --help."""
-    per_topic, files = False, []
-    for argument in argv:
+def _parse(argv: Sequence[str]) -> tuple[bool, str, list[str] | None]:
+    """(-q given, the output format, the files), or no files for --help."""
+    per_topic, output_format, files = False, "text", []
+    arguments = list(argv)
+    while arguments:
+        argument = arguments.pop(0)
         if argument in ("-h", "--help"):
-            return per_topic, None
+            return per_topic, output_format, None
         if argument == "-q":
             per_topic = True
+        elif argument == "--format" or argument.startswith("--format="):
+            _, equals, output_format = argument.partition("=")
+            if not equals:
+                if not arguments:
+                    raise UsageError("option --format needs a value")
+                output_format = arguments.pop(0)
+            if output_format not in OUTPUT_FORMATS:
+                raise UsageError(f"unknown output format '{output_format}' (known: text, tsv)")
         elif argument.startswith("-") and argument != "-":
             raise UsageError(f"unknown option {argument} (see --help)")
         else:
             files.append(argument)
     if len(files) < 2:
         raise UsageError("needs a qrels file and at least one run (see --help)")
-    return per_topic, files
+    return per_topic, output_format, files
 
 
-def _run(files: list[str], per_topic: bool, stdout: TextIO, stdin: BinaryIO) -> None:
+def _run(
+    files: list[str], per_topic: bool, output_format: str, stdout: TextIO, stdin: BinaryIO
+) -> None:
     names = run_file_names(files[1:])
     qrels, runs = read_inputs(files[0], STRATIFIED_QRELS, names, stdin)
     evaluation = evaluate_sample(qrels, runs)
     for run, name in enumerate(names):
         if not evaluation.groups_of(run):
             raise UsageError(f"{name}: no topic of the run is in the qrels")
+    if output_format == "tsv":
+        write_report(evaluation, stdout, run_names=names, output_format="tsv", per_topic=per_topic)
+        return
     for run in range(len(names)):
         stdout.write("".join(_lines(evaluation, run, per_topic=per_topic)))
 

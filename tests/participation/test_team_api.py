@@ -79,6 +79,18 @@ def test_upload_answers_201_with_the_runs_check(api, team):
     assert [r["tag"] for r in api.get(runs_url(team)).json()] == ["alpha1"]
 
 
+def test_the_runs_list_pages_when_asked_as_the_other_lists_do(api, team):
+    for tag in ("alpha1", "alpha2", "alpha3"):
+        make_team_run(team, tag, {"301": ["d1"]})
+    assert [r["tag"] for r in api.get(runs_url(team)).json()] == ["alpha1", "alpha2", "alpha3"]
+    page = api.get(runs_url(team), {"limit": 2, "offset": 1}).json()
+    assert page["count"] == 3
+    assert [r["tag"] for r in page["results"]] == ["alpha2", "alpha3"]
+    assert page["previous"] is not None
+    assert page["next"] is None
+    assert api.get(f"/api/teams/{team.pk + 100}/runs/", {"limit": 2}).status_code == 404
+
+
 def test_a_rejected_file_answers_400_with_file_line_reason(api, team):
     response = post_run(api, team, "bad.txt", b"301 Q0 d1 1 2 t\n301 Q0 d1 2 1 t\n")
     assert response.status_code == 400
@@ -264,16 +276,21 @@ def test_organisers_register_teams_set_limits_and_release_over_the_api(organiser
     team = campaign.teams.get()
     make_team_run(team, "x1", {"301": ["d1"]})
     pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
-    release = f"/api/campaigns/{campaign.slug}/release/"
+    release = f"/api/pools/{pool.pk}/releases/"
     participant_api = APIClient()
     participant_api.force_authenticate(participant)
     assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 403
-    assert api.post(release, {"pool": pool.pk}, format="json").json()["pool"] == pool.pk
+    assert api.post(release, {"measure": "map"}, format="json").status_code == 409  # unjudged
     [assignment] = judging_services.assignments_create(
         pool=pool, topics=campaign.topics.all(), assessors=[make_user("alice")]
     )
     judging_services.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
+    made = api.post(release, {"measure": "map", "reason": "first"}, format="json")
+    assert (made.status_code, made.json()["version"]) == (201, 1), made.json()
     assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 200
-    assert api.delete(release).status_code == 204
+    assert participant_api.get("/api/teams/").json()[0]["scores_released"] is True
+    withdraw = f"{release}1/withdraw/"
+    assert api.post(withdraw, {}, format="json").status_code == 400  # no reason
+    assert api.post(withdraw, {"reason": "wrong pool"}, format="json").status_code == 200
     assert participant_api.get(f"/api/teams/{team.pk}/scores/").status_code == 403
     assert participant_api.get(url).status_code == 403

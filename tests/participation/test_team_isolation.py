@@ -64,6 +64,14 @@ def organiser_urls(campaign, pool) -> list[str]:
         f"/api/pools/{pk}/scores/",
         f"/api/pools/{pk}/qrels/",
         f"/api/pools/{pk}/leaderboard/",
+        reverse("scoring:pool_releases", args=[pk]),
+        reverse("scoring:release_detail", args=[pk, 1]),
+        reverse("scoring:release_bundle", args=[pk, 1]),
+        reverse("scoring:release_file", args=[pk, 1, "qrels.txt"]),
+        f"/api/pools/{pk}/releases/",
+        f"/api/pools/{pk}/releases/1/",
+        f"/api/pools/{pk}/releases/1/bundle/",
+        f"/api/pools/{pk}/releases/compare/?from=1&to=1",
     ]
 
 
@@ -73,9 +81,9 @@ def test_organiser_pages_and_api_are_forbidden_to_participants(
 ):
     campaign, _, pool = judged
     if released:
-        from participation import services as team_services
+        from tests.helpers import make_release
 
-        team_services.campaign_scores_release(campaign=campaign, pool=pool)
+        make_release(pool)
     for url in organiser_urls(campaign, pool):
         response = participant_client.get(url)
         assert response.status_code == 403, url

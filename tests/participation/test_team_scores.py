@@ -1,14 +1,17 @@
-"""A team's own scores: none before the organiser releases them, then its runs only,
-the same numbers as the organiser's scores page."""
+"""A team's own scores: none before the organiser makes a release, then its runs only
+as released (the organiser's numbers then), whatever happens to the labels later."""
 
 from __future__ import annotations
 
 import pytest
 from django.urls import reverse
 
-from participation import services as team_services
 from scoring import selectors
-from tests.helpers import assert_nothing_leaks_to_participants, make_judged_team_campaign
+from tests.helpers import (
+    assert_nothing_leaks_to_participants,
+    make_judged_team_campaign,
+    make_release,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -40,8 +43,8 @@ def test_no_scores_before_the_release(participant_client, judged):
 
 
 def test_after_the_release_a_team_sees_its_own_runs_scores_only(participant_client, judged):
-    campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    _, alpha, pool = judged
+    make_release(pool)
     response = participant_client.get(scores_url(alpha))
     assert response.status_code == 200
     body = response.json()
@@ -61,8 +64,8 @@ def test_after_the_release_a_team_sees_its_own_runs_scores_only(participant_clie
 
 
 def test_a_teams_scores_are_the_organisers_for_its_runs(participant_client, judged):
-    campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    _, alpha, pool = judged
+    make_release(pool)
     organiser = selectors.pool_scores(pool=pool, per_topic=True)
     response = participant_client.get(scores_url(alpha), {"per_topic": "1"})
     theirs = {(row["query_id"], row["measure"]): row["value"] for row in response.json()["scores"]}
@@ -72,24 +75,30 @@ def test_a_teams_scores_are_the_organisers_for_its_runs(participant_client, judg
     }
 
 
-def test_a_bad_measure_is_400(participant_client, judged):
-    campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+def test_a_bad_measure_or_one_the_release_did_not_score_is_400(participant_client, judged):
+    _, alpha, pool = judged
+    make_release(pool)
     response = participant_client.get(scores_url(alpha), {"measure": "nonsense"})
     assert response.status_code == 400
+    response = participant_client.get(scores_url(alpha), {"measure": "P.20"})
+    assert response.status_code == 400
+    assert "has no P_20" in response.json()["detail"]
+    chosen = participant_client.get(scores_url(alpha), {"measure": "P.10"}).json()["scores"]
+    assert [(row["measure"], row["value"]) for row in chosen] == [("P_10", pytest.approx(0.1))]
 
 
 def test_withdrawn_scores_are_hidden_again(participant_client, judged):
-    campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
-    team_services.campaign_scores_withdraw(campaign=campaign)
+    _, alpha, pool = judged
+    from scoring import services as scoring_services
+
+    scoring_services.release_withdraw(release=make_release(pool), reason="wrong qrels")
     assert participant_client.get(scores_url(alpha)).status_code == 403
     assert participant_client.get(page_url(alpha)).status_code == 403
 
 
 def test_another_teams_scores_are_a_404(client, judged):
     campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    make_release(pool)
     rivals = campaign.teams.get(name="Rivals")
     client.force_login(alpha.members.get())
     assert client.get(scores_url(rivals)).status_code == 404
@@ -115,8 +124,8 @@ def test_no_leaderboard_before_the_release(participant_client, judged):
 def test_after_the_release_the_leaderboard_ranks_every_run_with_its_team(
     participant_client, judged
 ):
-    campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    _, alpha, pool = judged
+    make_release(pool)
     organiser, _ = selectors.pool_leaderboard(
         pool=pool, measure="map", options=selectors.LeaderboardOptions()
     )
@@ -135,7 +144,7 @@ def test_after_the_release_the_leaderboard_ranks_every_run_with_its_team(
 
 def test_another_teams_leaderboard_is_a_404(client, judged):
     campaign, alpha, pool = judged
-    team_services.campaign_scores_release(campaign=campaign, pool=pool)
+    make_release(pool)
     rivals = campaign.teams.get(name="Rivals")
     client.force_login(alpha.members.get())
     assert client.get(leaderboard_url(rivals)).status_code == 404
@@ -149,3 +158,95 @@ def test_the_old_score_addresses_lead_to_the_teams_pages(participant_client, jud
     assert old["Location"] == f"/teams/{alpha.pk}/scores/?measure=P_5"
     board = participant_client.get(f"/scores/teams/{alpha.pk}/leaderboard/")
     assert (board.status_code, board["Location"]) == (301, f"/teams/{alpha.pk}/leaderboard/")
+
+
+# --------------------------------------------------------------------------
+# Releases are frozen
+
+
+def _change_label(campaign, docno: str, relevance: int) -> None:
+    from django.contrib.auth.models import User
+
+    from judging import services as judging_services
+
+    judging_services.judgment_record(
+        assessor=User.objects.get(username="alice"),
+        topic=campaign.topics.get(topic_id="301"),
+        docno=docno,
+        relevance=relevance,
+        aspects={},
+    )
+
+
+def _table(page: bytes) -> str:
+    text = page.decode()
+    return text[text.index("<table") : text.index("</table>")]
+
+
+def test_a_label_changed_after_the_release_leaves_what_the_team_sees_as_released(
+    participant_client, judged
+):
+    campaign, alpha, pool = judged
+    make_release(pool)
+    board_url = f"/api/teams/{alpha.pk}/leaderboard/"
+    before = {
+        "scores": participant_client.get(scores_url(alpha), {"per_topic": "1"}).json(),
+        "board": participant_client.get(board_url).json(),
+        "page": _table(participant_client.get(page_url(alpha)).content),
+        "board_page": _table(participant_client.get(leaderboard_url(alpha)).content),
+    }
+    live_before = selectors.pool_scores(pool=pool)
+    _change_label(campaign, "docx-1", 0)  # alpha1's only relevant document on 301
+    live_after = selectors.pool_scores(pool=pool)
+    assert not live_after.equals(live_before)  # the labels did change
+    assert participant_client.get(scores_url(alpha), {"per_topic": "1"}).json() == before["scores"]
+    assert participant_client.get(board_url).json() == before["board"]
+    assert _table(participant_client.get(page_url(alpha)).content) == before["page"]
+    assert _table(participant_client.get(leaderboard_url(alpha)).content) == before["board_page"]
+    assert "1.0000" in before["page"]
+
+
+def test_a_team_sees_the_newest_release_and_may_choose_an_earlier_one(participant_client, judged):
+    campaign, alpha, pool = judged
+    first = make_release(pool, reason="first")
+    _change_label(campaign, "docx-1", 0)
+    second = make_release(pool, reason="after adjudication")
+    releases = participant_client.get(f"/api/teams/{alpha.pk}/releases/").json()
+    assert [(r["id"], r["version"], r["reason"]) for r in releases] == [
+        (second.pk, 2, "after adjudication"),
+        (first.pk, 1, "first"),
+    ]
+    assert "pool" not in releases[0]  # a team is not told of pools
+    newest = participant_client.get(scores_url(alpha)).json()
+    means = {row["measure"]: row["value"] for row in newest["scores"]}
+    assert (newest["release"]["id"], means["map"]) == (second.pk, 0.5)
+    earlier = participant_client.get(scores_url(alpha), {"release": first.pk}).json()
+    assert {row["measure"]: row["value"] for row in earlier["scores"]}["map"] == 1.0
+    page = participant_client.get(page_url(alpha), {"release": first.pk}).content.decode()
+    assert "1.0000" in page
+    team_page = participant_client.get(reverse("teams:team_detail", args=[alpha.pk]))
+    assert "after adjudication" in team_page.content.decode()
+
+
+def test_a_withdrawn_release_or_another_campaigns_is_not_the_teams(participant_client, judged):
+    from judging import services as judging_services
+    from judging.core.judgment_files import ImportedJudgment
+    from scoring import services as scoring_services
+    from tests.helpers import make_campaign, make_pool, make_run
+
+    _, alpha, pool = judged
+    first = make_release(pool)
+    second = make_release(pool)
+    scoring_services.release_withdraw(release=second, reason="a wrong label")
+    other = make_campaign("trec-other", topics=("1",))
+    make_run(other, "elsewhere", {"1": ["d1"]})
+    judging_services.judgments_import(
+        campaign=other, rows=[ImportedJudgment("alice", "1", "d1", 1, {})]
+    )
+    foreign = make_release(make_pool(other, {"1": ["d1"]}))
+    releases = participant_client.get(f"/api/teams/{alpha.pk}/releases/").json()
+    assert [r["id"] for r in releases] == [first.pk]
+    for hidden in (second, foreign):
+        assert participant_client.get(scores_url(alpha), {"release": hidden.pk}).status_code == 404
+        assert participant_client.get(page_url(alpha), {"release": hidden.pk}).status_code == 404
+    assert participant_client.get(scores_url(alpha)).json()["release"]["id"] == first.pk

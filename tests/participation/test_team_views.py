@@ -274,15 +274,22 @@ def test_organiser_accepts_a_late_run_and_sees_where_to_add_it(organiser_client,
     assert "Alpha" in detail.content.decode()
 
 
-def test_organiser_releases_and_withdraws_the_scores(organiser_client, campaign):
-    pool = make_pool(campaign, {"301": ["d1"]}, name="final")
-    organiser_client.post(teams_url(campaign, "scores_release"), {"pool": pool.pk})
-    campaign.refresh_from_db()
-    assert campaign.scores_released
-    assert campaign.scores_pool == pool
-    organiser_client.post(teams_url(campaign, "scores_withdraw"))
-    campaign.refresh_from_db()
-    assert not campaign.scores_released
+def test_the_teams_page_lists_the_campaigns_releases_and_where_to_make_one(
+    organiser_client, participant
+):
+    from scoring import services as scoring_services
+    from tests.helpers import make_judged_team_campaign, make_release
+
+    campaign, _, pool = make_judged_team_campaign(participant)
+    page = organiser_client.get(teams_url(campaign)).content.decode()
+    assert "Nothing released" in page
+    assert reverse("scoring:pool_releases", args=[pool.pk]) in page
+    release = make_release(pool)
+    scoring_services.release_withdraw(release=make_release(pool), reason="oops")
+    page = organiser_client.get(teams_url(campaign)).content.decode()
+    assert reverse("scoring:release_detail", args=[pool.pk, release.version]) in page
+    assert "shown to the teams" in page
+    assert "withdrawn" in page
 
 
 def test_pool_form_offers_the_first_n_runs_of_every_team(

@@ -316,16 +316,6 @@ def test_participants_are_never_assigned_to_judge(campaign, team, participant):
         )
 
 
-def test_release_takes_a_pool_of_the_campaign(campaign):
-    pool = make_pool(make_campaign("trec-y"), {"301": ["d1"]})
-    with pytest.raises(TeamError, match="not a pool of"):
-        team_services.campaign_scores_release(campaign=campaign, pool=pool)
-    own = make_pool(campaign, {"301": ["d1"]})
-    campaign = team_services.campaign_scores_release(campaign=campaign, pool=own)
-    assert campaign.scores_released
-    assert not team_services.campaign_scores_withdraw(campaign=campaign).scores_released
-
-
 def test_make_team_run_helper_submits_as_the_team(team):
     assert make_team_run(team, "alpha1", ROWS).team == team
 

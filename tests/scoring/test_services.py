@@ -172,3 +172,43 @@ def test_deleting_a_submission_removes_its_file():
     services.task_submission_delete(submission=submission)
     assert not TaskSubmission.objects.exists()
     assert "tasks/codiesp/D/team-a.txt" not in stored_files()
+
+
+def test_a_submission_is_replaced_in_one_step_keeping_its_id_and_name():
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    submission = make_submission(campaign, "team-a", CODIESP_RUN)
+    old_file = submission.file.name
+    new_data = b"a\tx1\nb\tx9\n"
+    replaced = services.task_submission_replace(
+        submission=submission,
+        upload=services.TaskUpload("fixed.tsv", new_data),
+        uploaded_by=make_user("olga"),
+    )
+    assert (replaced.pk, replaced.name, replaced.subtask) == (submission.pk, "team-a", "D")
+    assert (replaced.original_name, replaced.document_count) == ("fixed.tsv", 2)
+    assert replaced.sha256 == services.TaskUpload("x", new_data).sha256()
+    assert replaced.uploaded_by.username == "olga"
+    assert replaced.uploaded_at >= submission.uploaded_at
+    assert Path(replaced.file.path).read_bytes() == new_data
+    assert old_file not in stored_files()  # the old file went once the new one was stored
+    assert TaskSubmission.objects.count() == 1
+
+
+def test_a_refused_replacement_changes_nothing():
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    submission = make_submission(campaign, "team-a", CODIESP_RUN)
+    before = stored_files()
+    with pytest.raises(InputError, match=r"^bad.tsv:2: expected 2 tab-separated columns"):
+        services.task_submission_replace(
+            submission=submission, upload=services.TaskUpload("bad.tsv", b"a\tx1\nb x2\n")
+        )
+    kept = TaskSubmission.objects.get()
+    assert (kept.sha256, kept.original_name, kept.file.name) == (
+        submission.sha256,
+        submission.original_name,
+        submission.file.name,
+    )
+    assert Path(kept.file.path).read_bytes() == CODIESP_RUN
+    assert stored_files() == before

@@ -395,3 +395,24 @@ def test_an_upload_is_read_from_its_file_not_whole_into_memory(api, monkeypatch,
     with stored.file.open("rb") as file:
         assert file.read() == CODIESP_RUN
     assert stored.sha256 == hashlib.sha256(CODIESP_RUN).hexdigest()
+
+
+def test_a_submission_is_replaced_in_one_step_and_a_refused_file_changes_nothing(api):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    submission = make_submission(campaign, "team-a", CODIESP_RUN)
+    url = f"{BASE}/submissions/{submission.pk}/replace/"
+    refused = api.post(url, {"file": upload("bad.tsv", b"a x1\n")}, format="multipart")
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == "Rejected: the submission was not replaced."
+    assert refused.json()["errors"][0]["file"] == "bad.tsv"
+    assert TaskSubmission.objects.get().sha256 == submission.sha256
+    done = api.post(url, {"file": upload("v2.tsv", b"a\tx1\n")}, format="multipart")
+    assert done.status_code == 200
+    assert (done.json()["id"], done.json()["name"], done.json()["original_name"]) == (
+        submission.pk,
+        "team-a",
+        "v2.tsv",
+    )
+    assert api.post(url, {}, format="multipart").status_code == 400
+    assert api.post(f"{BASE}/submissions/999/replace/", {}, format="multipart").status_code == 404

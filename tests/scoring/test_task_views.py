@@ -471,3 +471,23 @@ def test_a_job_refuses_to_score_a_subtask_changed_since_it_was_asked(
     job.refresh_from_db()
     assert job.state == Job.FAILED
     assert "changed since this job was started: score them again" in job.error
+
+
+def test_a_submission_is_replaced_from_its_page_and_a_refused_file_changes_nothing(
+    organiser_client,
+):
+    campaign = make_task_campaign()
+    make_task_gold(campaign)
+    submission = make_submission(campaign, "team-a", CODIESP_RUN)
+    url = reverse("scoring:task_submission_replace", args=[campaign.slug, submission.pk])
+    page = reverse("scoring:task_submission", args=[campaign.slug, submission.pk])
+    assert url in organiser_client.get(page).content.decode()
+    refused = organiser_client.post(url, {"file": SimpleUploadedFile("bad.tsv", b"a x1\n")})
+    assert refused.status_code == 400
+    assert "bad.tsv:1: expected 2 tab-separated columns" in refused.content.decode()
+    assert TaskSubmission.objects.get().sha256 == submission.sha256
+    done = organiser_client.post(url, {"file": SimpleUploadedFile("v2.tsv", b"a\tx1\n")})
+    assert done.url == page
+    text = organiser_client.get(page).content.decode()
+    assert "Submission team-a replaced by v2.tsv." in text
+    assert TaskSubmission.objects.get().original_name == "v2.tsv"

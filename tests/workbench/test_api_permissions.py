@@ -23,6 +23,7 @@ from tests.helpers import (
     CODIESP_RUN,
     make_campaign,
     make_documents,
+    make_release,
     make_run,
     make_submission,
     make_task_campaign,
@@ -73,8 +74,6 @@ CALLS = [
     Call("get", "/api/campaigns/{slug}/teams/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{slug}/teams/", ORGANISERS, 400),
     Call("put", "/api/campaigns/{slug}/team-settings/", ORGANISERS, 400),
-    Call("post", "/api/campaigns/{slug}/release/", ORGANISERS, 400),
-    Call("delete", "/api/campaigns/{slug}/release/", ORGANISERS, 204),
     Call("get", "/api/pools/{pool_id}/", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/entries/", ORGANISERS, 200),
     Call("post", "/api/pools/{pool_id}/runs/", ORGANISERS, 400),
@@ -100,6 +99,13 @@ CALLS = [
     Call("post", "/api/pools/{pool_id}/scores/", ORGANISERS, 200),  # small: no job
     Call("get", "/api/pools/{pool_id}/leaderboard/", ORGANISERS, 200),
     Call("post", "/api/pools/{pool_id}/leaderboard/", ORGANISERS, 200),  # small: no job
+    Call("get", "/api/pools/{pool_id}/releases/", ORGANISERS, 200),
+    Call("post", "/api/pools/{pool_id}/releases/", ORGANISERS, 201),  # small: no job
+    Call("get", "/api/pools/{pool_id}/releases/compare/", ORGANISERS, 400),  # from and to
+    Call("get", "/api/pools/{pool_id}/releases/{version}/", ORGANISERS, 200),
+    Call("post", "/api/pools/{pool_id}/releases/{version}/withdraw/", ORGANISERS, 400),  # why?
+    Call("get", "/api/pools/{pool_id}/releases/{version}/bundle/", ORGANISERS, 200),
+    Call("get", "/api/pools/{pool_id}/releases/{version}/files/{name}", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/reusability/", ORGANISERS, 404),
     Call("post", "/api/pools/{pool_id}/reusability/", ORGANISERS, 202),
     Call("get", "/api/campaigns/{task}/gold/", ORGANISERS, 200),
@@ -108,6 +114,13 @@ CALLS = [
     Call("post", "/api/campaigns/{task}/submissions/", ORGANISERS, 400, multipart=True),
     Call("get", "/api/campaigns/{task}/submissions/{submission_id}/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{task}/submissions/{submission_id}/", ORGANISERS, 200),  # small
+    Call(
+        "post",
+        "/api/campaigns/{task}/submissions/{submission_id}/replace/",
+        ORGANISERS,
+        400,
+        multipart=True,
+    ),
     Call("delete", "/api/campaigns/{task}/submissions/{submission_id}/", ORGANISERS, 204),
     Call("get", "/api/campaigns/{task}/scores/{subtask}/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{task}/scores/{subtask}/", ORGANISERS, 200),  # small: no job
@@ -124,8 +137,10 @@ CALLS = [
     # The world's run is the organiser's: not the team's to withdraw (404 to its members too).
     Call("delete", "/api/teams/{team_id}/runs/{run_id}/", PARTICIPANTS, 404, 404, participant=404),
     Call("put", "/api/teams/{team_id}/precedence/", PARTICIPANTS, 404, 404, participant=400),
-    Call("get", "/api/teams/{team_id}/scores/", PARTICIPANTS, 404, 404, participant=403),
-    Call("get", "/api/teams/{team_id}/leaderboard/", PARTICIPANTS, 404, 404, participant=403),
+    Call("get", "/api/teams/{team_id}/releases/", PARTICIPANTS, 404, 404, participant=200),
+    # The world's release holds no run of the team's (409), and ranks the runs it has.
+    Call("get", "/api/teams/{team_id}/scores/", PARTICIPANTS, 404, 404, participant=409),
+    Call("get", "/api/teams/{team_id}/leaderboard/", PARTICIPANTS, 404, 404, participant=200),
     Call("get", "/api/jobs/{job_id}/", ANYONE, 200, assessor=200, participant=404),  # not theirs
     Call("post", "/api/jobs/{job_id}/cancel/", ORGANISERS, 200),  # the world's job waits
     Call("post", "/api/jobs/{job_id}/retry/", ORGANISERS, 409),  # it has not failed
@@ -151,6 +166,7 @@ def world(organiser, assessor, participant) -> dict[str, object]:
     submission = make_submission(task, "sub", CODIESP_RUN)
     job = Job.objects.create(kind="pooling.jobs.pool_build", title="t", created_by=assessor)
     team = make_team(campaign, "uni-x", members=[participant])
+    release = make_release(pool)
     return {
         "slug": campaign.slug,
         "topic_id": "301",
@@ -164,6 +180,8 @@ def world(organiser, assessor, participant) -> dict[str, object]:
         "subtask": "D",
         "job_id": job.pk,
         "team_id": team.pk,
+        "version": release.version,
+        "name": "qrels.txt",
     }
 
 

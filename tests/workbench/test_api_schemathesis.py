@@ -31,7 +31,7 @@ from config.wsgi import application
 from judging import services as judging_services
 from pooling import services as pooling_services
 from pooling.core.spec import PoolSpec
-from tests.helpers import make_campaign, make_documents, make_run, make_user
+from tests.helpers import make_campaign, make_documents, make_release, make_run, make_user
 from workbench.core.label_schema import SCHEMA_PRESETS
 from workbench.models import Job
 
@@ -70,6 +70,7 @@ def world(settings) -> dict[str, object]:
     )
     judging_services.judgment_submit(assignment=assignment, docno="d1", relevance=1, aspects={})
     job = Job.objects.create(kind="pooling.jobs.pool_build", title="t", created_by=organiser)
+    release = make_release(pool)
     return {
         "token": Token.objects.create(user=organiser).key,
         "path": {
@@ -81,6 +82,8 @@ def world(settings) -> dict[str, object]:
             "assignment_id": assignment.pk,
             "job_id": job.pk,
             "fmt": "qrels",
+            "version": release.version,
+            "name": "scores.tsv",
         },
     }
 

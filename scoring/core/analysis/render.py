@@ -8,6 +8,7 @@ table for papers. Pure core.
   separated by one blank line (runs; pairs; excluded topics, if any).
 - json: {"measure", "topics", "options", "runs": [...], "pairs": [...],
   "excluded": [...]} at full precision; NaN and infinities are null.
+  `from_json` reads it back (a release keeps its leaderboard so).
 - latex: a booktabs table of the ranked runs; each mean carries, in
   superscript, the letters of the runs it beats significantly by the first
   test asked for, and the caption says so.
@@ -21,7 +22,13 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, TextIO
 
-from scoring.core.analysis.leaderboard import Leaderboard, PairRow
+from scoring.core.analysis.leaderboard import (
+    Excluded,
+    Leaderboard,
+    Options,
+    PairRow,
+    RunRow,
+)
 from workbench.core.spreadsheets import tsv_text
 
 FORMATS = ("text", "tsv", "json", "latex")
@@ -103,6 +110,55 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
             for item in board.excluded
         ],
     }
+
+
+def _float(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def from_json(data: dict[str, Any]) -> Leaderboard:
+    """The Leaderboard that `to_json` wrote (null back to NaN): a stored
+    leaderboard shown and written again exactly, without scoring anything."""
+    options = data["options"]
+    return Leaderboard(
+        measure=data["measure"],
+        topics=tuple(data["topics"]),
+        runs=tuple(
+            RunRow(
+                run=row["run"],
+                mean=_float(row["mean"]),
+                n_topics=int(row["n_topics"]),
+                ci_low=_float(row["ci_low"]),
+                ci_high=_float(row["ci_high"]),
+                bootstrap_low=_float(row["bootstrap_low"]),
+                bootstrap_high=_float(row["bootstrap_high"]),
+            )
+            for row in data["runs"]
+        ),
+        pairs=tuple(
+            PairRow(
+                a=pair["a"],
+                b=pair["b"],
+                test=pair["test"],
+                statistic=_float(pair["statistic"]),
+                p_value=_float(pair["p_value"]),
+                p_adjusted=_float(pair["p_adjusted"]),
+                mean_difference=_float(pair["mean_difference"]),
+                cohens_d=_float(pair["cohens_d"]),
+                significant=bool(pair["significant"]),
+                identical=bool(pair.get("identical", False)),  # absent before it was written
+            )
+            for pair in data["pairs"]
+        ),
+        excluded=tuple(Excluded(item["topic"], tuple(item["runs"])) for item in data["excluded"]),
+        options=Options(
+            tests=tuple(options["tests"]),
+            correction=options["correction"],
+            alpha=float(options["alpha"]),
+            seed=int(options["seed"]),
+            n_resamples=int(options["resamples"]),
+        ),
+    )
 
 
 def tsv(board: Leaderboard) -> str:

@@ -97,7 +97,10 @@ def test_a_run_from_standard_input(files):
 
 def test_help_exits_zero():
     status, out, _ = _sample_eval("--help")
-    assert (status, out.splitlines()[0]) == (0, "Usage: sample_eval [-q] qrels_file run...")
+    assert (status, out.splitlines()[0]) == (
+        0,
+        "Usage: sample_eval [-q] [--format text|tsv] qrels_file run...",
+    )
 
 
 @pytest.mark.parametrize(
@@ -163,3 +166,30 @@ def test_manage_py_sample_eval_prints_what_main_prints(files):
         check=False,
     )
     assert (failed.returncode, failed.stderr.count("\n")) == (2, 1)
+
+
+def test_format_tsv_gives_trec_evals_rows_at_full_precision(files):
+    status, out, err = _sample_eval(
+        "-q", "--format", "tsv", files / "qrels", files / "first.run", files / "second.run"
+    )
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "run\trun_id\tquery_id\tmeasure\tvalue"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert {row[1] for row in rows} == {"first", "second"}
+    text = _sample_eval("-q", files / "qrels", files / "first.run")[1]
+    summary = {
+        line.split()[0]: float(line.split()[2]) for line in text.splitlines() if "\tall\t" in line
+    }
+    first = {row[3]: float(row[4]) for row in rows if row[1] == "first" and row[2] == "all"}
+    assert first["infAP"] == pytest.approx(summary["infAP"], abs=5e-5)
+    assert (
+        _sample_eval("--format=tsv", files / "qrels", files / "first.run")[1]
+        == (_sample_eval("--format", "tsv", files / "qrels", files / "first.run")[1])
+    )
+
+
+def test_an_unknown_format_is_one_line_with_status_2(files):
+    status, out, err = _sample_eval("--format", "csv", files / "qrels", files / "first.run")
+    assert (status, out) == (2, "")
+    assert err == "sample_eval: unknown output format 'csv' (known: text, tsv)\n"

@@ -98,3 +98,24 @@ def test_latex_escape_and_run_keys():
     )
     assert run_keys(28)[:3] == ["a", "b", "c"]
     assert run_keys(28)[25:] == ["z", "aa", "ab"]
+
+
+def test_a_leaderboard_read_back_from_its_json_writes_every_format_the_same(board):
+    from scoring.core.analysis.render import from_json, to_json
+
+    stored = json.loads(json.dumps(to_json(board)))  # as a release keeps it
+    again = from_json(stored)
+    for output_format in ("text", "tsv", "json", "latex"):
+        assert _write(again, output_format) == _write(board, output_format)
+    assert again.beaten("t") == board.beaten("t")
+
+
+def test_a_nan_statistic_comes_back_as_nan():
+    from scoring.core.analysis.render import from_json, to_json
+
+    tied = ScoreTable("map", ("a", "b"), ("1", "2"), np.array([[0.5, 0.5], [0.5, 0.5]]))
+    board = build_leaderboard(tied)
+    assert math.isnan(board.pairs[0].statistic)
+    again = from_json(json.loads(json.dumps(to_json(board))))
+    assert math.isnan(again.pairs[0].statistic)
+    assert to_json(again) == to_json(board)
