@@ -1,0 +1,209 @@
+"""Organiser pages of a generated-answers campaign: answer runs, each topic's nuggets
+(written, edited as a new version, imported and exported in nuggetizer's JSONL), and
+who judges which topic's answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from judging import answer_selectors, answer_services
+from judging.core import nugget_files
+from judging.forms import (
+    AnswerAssignForm,
+    GeneratedAnswersUploadForm,
+    NuggetsEditForm,
+    NuggetsImportForm,
+)
+from pooling import answer_services as answer_run_services
+from pooling.models import AnswerRun, Campaign, Topic
+from workbench import uploads
+from workbench.core.problems import InputError
+from workbench.http import attachment
+from workbench.roles import assessor_accounts, organiser_required
+
+
+def _get_answers_campaign(slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not campaign.is_answers:
+        raise Http404(f"{campaign.name} is not a generated-answers campaign")
+    return campaign
+
+
+def _assign_form(campaign: Campaign, data: Any = None) -> AnswerAssignForm:
+    return AnswerAssignForm(
+        data,
+        topics=campaign.topics.all(),
+        assessors=assessor_accounts().filter(is_active=True).order_by("username"),
+    )
+
+
+def _page(
+    request: HttpRequest, campaign: Campaign, status: int = 200, **extra: Any
+) -> HttpResponse:
+    context = {
+        "campaign": campaign,
+        "runs": campaign.answer_runs.select_related("team", "uploaded_by").order_by("tag"),
+        "topics": answer_selectors.answers_overview(campaign),
+        "upload_form": extra.pop("upload_form", None) or GeneratedAnswersUploadForm(),
+        "import_form": extra.pop("import_form", None) or NuggetsImportForm(),
+        "assign_form": extra.pop("assign_form", None) or _assign_form(campaign),
+        **extra,
+    }
+    return render(request, "judging/answers_campaign.html", context, status=status)
+
+
+@organiser_required
+def answers_campaign(request: HttpRequest, slug: str) -> HttpResponse:
+    return _page(request, _get_answers_campaign(slug))
+
+
+def _uploaded_file(request: HttpRequest, form: Any) -> tuple[str, bytes] | int:
+    """The form's file (name, bytes), or the status to answer with."""
+    if uploads.refused(request):
+        form.is_valid()
+        form.add_error(None, uploads.limit_message(uploads.refused(request)))
+        return 413
+    if not form.is_valid():
+        return 400
+    upload = form.cleaned_data["file"]
+    return upload.name, upload.read()
+
+
+@organiser_required
+@require_POST
+def answers_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    """Store an answer file's runs (the organiser's), or refuse it with every problem."""
+    campaign = _get_answers_campaign(slug)
+    form = GeneratedAnswersUploadForm(request.POST, request.FILES)
+    got = _uploaded_file(request, form)
+    if isinstance(got, int):
+        return _page(request, campaign, status=got, upload_form=form)
+    name, data = got
+    try:
+        runs = answer_run_services.answer_runs_import(
+            campaign=campaign, data=data, name=name, uploaded_by=request.user
+        )
+    except InputError as error:
+        return _page(request, campaign, status=400, upload_form=form, upload_error=error)
+    n_answers = sum(run.answers.count() for run in runs)
+    messages.success(
+        request,
+        f"Stored {len(runs)} run(s) of answers ({n_answers} answers): "
+        + ", ".join(run.tag for run in runs),
+    )
+    return redirect("judging:answers_campaign", slug=campaign.slug)
+
+
+@organiser_required
+@require_POST
+def answer_run_delete(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    campaign = _get_answers_campaign(slug)
+    run = get_object_or_404(AnswerRun, pk=run_id, campaign=campaign)
+    answer_run_services.answer_run_delete(run=run)
+    messages.success(request, f"Run {run.tag} deleted, with the labels of its answers.")
+    return redirect("judging:answers_campaign", slug=campaign.slug)
+
+
+@organiser_required
+def nuggets_edit(request: HttpRequest, slug: str, topic_id: int) -> HttpResponse:
+    """A topic's nuggets, one a line; saving makes the next version (judgments made
+    against an earlier one keep it)."""
+    campaign = _get_answers_campaign(slug)
+    topic = get_object_or_404(Topic, pk=topic_id, campaign=campaign)
+    current = answer_services.current_nuggets(topic)
+    form = NuggetsEditForm(
+        request.POST if request.method == "POST" else None,
+        initial={"text": nugget_files.as_lines(answer_selectors.nugget_texts(current))},
+    )
+    error = None
+    if form.is_bound and form.is_valid():
+        try:
+            nuggets = nugget_files.parse_lines(form.cleaned_data["text"], name="nuggets")
+        except InputError as problem:
+            error = problem
+        else:
+            saved = answer_services.nugget_list_save(
+                topic=topic,
+                nuggets=nuggets,
+                created_by=request.user,
+                note=form.cleaned_data["note"],
+            )
+            said = (
+                "unchanged"
+                if current and saved.pk == current.pk
+                else f"saved as version {saved.version}"
+            )
+            messages.success(request, f"Nuggets of topic {topic.topic_id}: {said}.")
+            return redirect("judging:nuggets_edit", slug=campaign.slug, topic_id=topic.pk)
+    versions = topic.nugget_lists.select_related("created_by").prefetch_related("nuggets")
+    context = {
+        "campaign": campaign,
+        "topic": topic,
+        "form": form,
+        "error": error,
+        "current": current,
+        "versions": versions,
+    }
+    status = 400 if form.is_bound else 200
+    return render(request, "judging/nuggets_edit.html", context, status=status)
+
+
+@organiser_required
+@require_POST
+def nuggets_import(request: HttpRequest, slug: str) -> HttpResponse:
+    """Topics' nuggets from nuggetizer's JSONL, each topic's next version; nothing on a problem."""
+    campaign = _get_answers_campaign(slug)
+    form = NuggetsImportForm(request.POST, request.FILES)
+    got = _uploaded_file(request, form)
+    if isinstance(got, int):
+        return _page(request, campaign, status=got, import_form=form)
+    name, data = got
+    known = set(campaign.topics.values_list("topic_id", flat=True))
+    try:
+        read = nugget_files.read_nuggets(data, name=name, known_topics=known)
+    except InputError as error:
+        return _page(request, campaign, status=400, import_form=form, import_error=error)
+    saved = answer_services.nuggets_import(campaign=campaign, read=read, created_by=request.user)
+    messages.success(request, f"Nuggets of {len(saved)} topic(s) from {name}.")
+    return redirect("judging:answers_campaign", slug=campaign.slug)
+
+
+@organiser_required
+def nuggets_export(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every topic's current nuggets in nuggetizer's JSONL (topics without nuggets left out)."""
+    campaign = _get_answers_campaign(slug)
+    lines = []
+    for topic in campaign.topics.all():
+        current = answer_services.current_nuggets(topic)
+        if current is not None:
+            query = topic.title or topic.description
+            lines.append(
+                nugget_files.nugget_record(
+                    topic.topic_id, query, answer_selectors.nugget_texts(current)
+                )
+            )
+    data = "".join(f"{line}\n" for line in lines).encode()
+    return attachment(data, f"{campaign.slug}-nuggets.jsonl", "application/jsonl")
+
+
+@organiser_required
+@require_POST
+def answer_assign(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_answers_campaign(slug)
+    form = _assign_form(campaign, request.POST)
+    if not form.is_valid():
+        return _page(request, campaign, status=400, assign_form=form)
+    data = form.cleaned_data
+    for topic in data["topics"]:
+        answer_services.answer_assignment_create(
+            topic=topic, assessor=data["assessor"], task=data["task"], seed=data["seed"] or 0
+        )
+    messages.success(
+        request, f"{data['assessor'].username} judges {len(data['topics'])} topic(s)' answers."
+    )
+    return redirect("judging:answers_campaign", slug=campaign.slug)
