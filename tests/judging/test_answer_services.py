@@ -33,7 +33,8 @@ def test_an_edit_makes_the_next_version_and_keeps_the_earlier(topic):
 
 def test_saving_the_same_nuggets_again_makes_no_version(topic):
     first = make_nuggets(topic)
-    assert make_nuggets(topic) == first and topic.nugget_lists.count() == 1
+    assert make_nuggets(topic) == first
+    assert topic.nugget_lists.count() == 1
 
 
 def test_a_judgment_records_the_version_it_used_and_an_event(topic, assessor):
@@ -45,7 +46,8 @@ def test_a_judgment_records_the_version_it_used_and_an_event(topic, assessor):
     )
     make_nuggets(topic, (("vital", "Changed"),))
     judgment = AnswerJudgment.objects.get()
-    assert judgment.nugget_list == nuggets and judgment.labels == ["support", "not_support"]
+    assert judgment.nugget_list == nuggets
+    assert judgment.labels == ["support", "not_support"]
     event = AnswerJudgmentEvent.objects.get()
     assert (event.action, event.old, event.new, event.nugget_list) == (
         JudgmentEvent.CREATE,
@@ -80,7 +82,8 @@ def test_labels_that_do_not_fit_are_refused_and_nothing_is_saved(topic, assessor
         answer_services.answer_judgment_record(
             assignment=assignment, answer=other, labels=["support", "support"]
         )
-    assert not AnswerJudgment.objects.exists() and not AnswerJudgmentEvent.objects.exists()
+    assert not AnswerJudgment.objects.exists()
+    assert not AnswerJudgmentEvent.objects.exists()
 
 
 def test_a_topic_without_nuggets_cannot_be_judged(topic, assessor):
@@ -100,7 +103,8 @@ def test_undo_removes_a_first_judgment_then_restores_a_revision(topic, assessor)
     record(assignment=assignment, answer=second, labels=["not_support", "support"])
     record(assignment=assignment, answer=second, labels=["partial_support", "support"])
     undone = answer_services.answer_judgment_undo(assignment=assignment)
-    assert undone.answer == second and undone.reverts.action == JudgmentEvent.UPDATE
+    assert undone.answer == second
+    assert undone.reverts.action == JudgmentEvent.UPDATE
     assert AnswerJudgment.objects.get(answer=second).labels == ["not_support", "support"]
     answer_services.answer_judgment_undo(assignment=assignment)
     answer_services.answer_judgment_undo(assignment=assignment)

@@ -17,7 +17,8 @@ def test_every_run_answer_sentence_and_citation_is_stored():
     assert sorted(campaign.answer_runs.values_list("tag", flat=True)) == ["run-a", "run-b", "run-c"]
     assert Answer.objects.count() == 6
     answer = Answer.objects.get(run__tag="run-b", topic__topic_id="2")
-    assert answer.line == 4 and answer.references == [f"seg-{i}" for i in range(5)]
+    assert answer.line == 4
+    assert answer.references == [f"seg-{i}" for i in range(5)]
     assert list(answer.sentences.values_list("text", flat=True)) == [
         "run-b says one thing.",
         "And another.",
@@ -36,7 +37,7 @@ def test_every_run_answer_sentence_and_citation_is_stored():
     ("line", "reason"),
     [
         ("{not json", "2: "),
-        (answer_line("r", "1", [("Text.", [7])]), "outside \"references\""),
+        (answer_line("r", "1", [("Text.", [7])]), 'outside "references"'),
         (answer_line("r", "99", [("Text.", [0])]), "topic '99' is not a topic of this campaign"),
         (answer_line("run-a", "1", [("Text.", [0])]), "answers topic '1' again (first on line 1)"),
     ],
@@ -46,8 +47,10 @@ def test_a_bad_line_is_named_and_nothing_is_stored(line, reason):
     data = answer_line("run-a", "1", [("Fine.", [0])]) + "\n" + line + "\n"
     with pytest.raises(InputError) as caught:
         answer_services.answer_runs_import(campaign=campaign, data=data.encode(), name="a.jsonl")
-    assert "a.jsonl:2" in str(caught.value) and reason in str(caught.value)
-    assert not AnswerRun.objects.exists() and not AnswerSentence.objects.exists()
+    assert "a.jsonl:2" in str(caught.value)
+    assert reason in str(caught.value)
+    assert not AnswerRun.objects.exists()
+    assert not AnswerSentence.objects.exists()
 
 
 def test_a_run_tag_already_stored_is_refused_with_its_first_line():
