@@ -1,0 +1,80 @@
+"""The scores page of a generated-answers campaign, and its exports (the same JSON
+and table `manage.py nugget_scores` prints, from the same core)."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from pooling.models import Campaign
+from scoring import answer_selectors
+from scoring.core.tasks import citations, nuggets
+from workbench.http import attachment
+from workbench.roles import organiser_required
+
+
+def _get_answers_campaign(slug: str) -> Campaign:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not campaign.is_answers:
+        raise Http404(f"{campaign.name} is not a generated-answers campaign")
+    return campaign
+
+
+@organiser_required
+def answer_scores(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _get_answers_campaign(slug)
+    scored = answer_selectors.nugget_scores(campaign)
+    support = answer_selectors.citation_scores(campaign)
+    measures = nuggets.MEASURES
+    context = {
+        "campaign": campaign,
+        "measures": measures,
+        "runs": [
+            {
+                "run": run.run,
+                "n_topics": run.n_topics,
+                "unjudged": scored.unjudged.get(run.run, 0),
+                "values": [run.scores[m] for m in measures],
+            }
+            for run in scored.result.runs
+        ],
+        "not_scored": sorted(
+            (run, n)
+            for run, n in scored.unjudged.items()
+            if run not in {r.run for r in scored.result.runs}
+        ),
+        "per_topic": [
+            {"run": row.run, "topic": row.topic, "values": [row.scores[m] for m in measures]}
+            for row in scored.result.per_topic
+        ],
+        "support_measures": citations.MEASURES,
+        "support_runs": [
+            {
+                "run": run,
+                "n": n,
+                "unjudged": support.unjudged.get(run, 0),
+                "values": [means[m] for m in citations.MEASURES],
+            }
+            for run, n, means in support.runs
+        ],
+    }
+    return render(request, "scoring/answer_scores.html", context)
+
+
+@organiser_required
+def answer_scores_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """`json`: the command's --format json; `tsv`: its table with each answer's scores (-q)."""
+    campaign = _get_answers_campaign(slug)
+    result = answer_selectors.nugget_scores(campaign).result
+    if fmt == "json":
+        data = json.dumps(nuggets.as_json(result), indent=2, allow_nan=False) + "\n"
+        return attachment(data.encode(), f"{campaign.slug}-nugget-scores.json", "application/json")
+    if fmt == "tsv":
+        lines = nuggets.text_lines(result, per_topic=True) if result.runs else []
+        data = "".join(f"{line}\n" for line in lines)
+        return attachment(
+            data.encode(), f"{campaign.slug}-nugget-scores.tsv", "text/tab-separated-values"
+        )
+    raise Http404(f"no export {fmt!r}: json or tsv")
