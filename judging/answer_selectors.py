@@ -31,6 +31,10 @@ class Queue:
     def at(self, position: int) -> int | None:
         return self.ids[position - 1] if 1 <= position <= len(self.ids) else None
 
+    def with_judged(self, answer_id: int) -> Queue:
+        """The queue once the answer is judged (a judgment clears its cannot-judge)."""
+        return Queue(self.ids, self.judged | {answer_id}, self.set_aside - {answer_id})
+
     def next_unjudged(self, after: int = 0) -> int | None:
         """The position of the first answer neither judged nor set aside after
         `after`, else the first at all; None when there is none."""

@@ -95,7 +95,7 @@ def answer_judge(request: HttpRequest, assignment_id: int, position: int) -> Htt
             )
     except answer_services.AnswerLabelError as error:
         return _rejected(request, assignment, queue, position, answer, f"Not saved: {error}")
-    queue = answer_selectors.answer_queue(assignment)
+    queue = queue.with_judged(answer.pk)  # what the save did, without reading it back
     return _show(request, assignment, queue, queue.next_unjudged(after=position))
 
 
