@@ -10,6 +10,7 @@ urlpatterns = [
     path("", team_views.team_home, name="team_home"),
     path("<int:team_id>/", team_views.team_detail, name="team_detail"),
     path("<int:team_id>/runs/", team_views.team_run_upload, name="team_run_upload"),
+    path("<int:team_id>/answers/", team_views.team_answers_upload, name="team_answers_upload"),
     path("<int:team_id>/precedence/", team_views.team_precedence, name="team_precedence"),
     path(
         "<int:team_id>/runs/<int:run_id>/withdraw/",
