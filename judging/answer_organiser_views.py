@@ -86,7 +86,11 @@ def answers_upload(request: HttpRequest, slug: str) -> HttpResponse:
     name, data = got
     try:
         runs = answer_run_services.answer_runs_import(
-            campaign=campaign, data=data, name=name, uploaded_by=request.user
+            campaign=campaign,
+            data=data,
+            name=name,
+            uploaded_by=request.user,
+            pool_cited=form.cleaned_data["pool_cited"],
         )
     except InputError as error:
         return _page(request, campaign, status=400, upload_form=form, upload_error=error)
@@ -104,6 +108,9 @@ def answers_upload(request: HttpRequest, slug: str) -> HttpResponse:
 def answer_run_delete(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     campaign = _get_answers_campaign(slug)
     run = get_object_or_404(AnswerRun, pk=run_id, campaign=campaign)
+    if not request.POST.get("confirm"):
+        messages.error(request, f"Run {run.tag} not deleted: tick the box to confirm.")
+        return redirect("judging:answers_campaign", slug=campaign.slug)
     answer_run_services.answer_run_delete(run=run)
     messages.success(request, f"Run {run.tag} deleted, with the labels of its answers.")
     return redirect("judging:answers_campaign", slug=campaign.slug)

@@ -113,6 +113,11 @@ class GeneratedAnswersUploadForm(forms.Form):
     """An answer file in the TREC 2024 RAG format (any number of runs)."""
 
     file = forms.FileField(label="Answer file (JSONL)")
+    pool_cited = forms.BooleanField(
+        required=False,
+        label="Also store each run's cited segments as a ranked run, to pool them for "
+        "relevance judging",
+    )
 
 
 class NuggetsEditForm(forms.Form):

@@ -14,9 +14,11 @@ from typing import Any
 
 from django.db import transaction
 
+from pooling import services
 from pooling.core.answer_files import Answer as ParsedAnswer
 from pooling.core.answer_files import read_generated_answers
 from pooling.models import Answer, AnswerRun, AnswerSentence, Campaign, Citation, Team
+from pooling.services import RunUpload
 from workbench.core.problems import InputError, Problem
 
 
@@ -27,10 +29,15 @@ def answer_runs_import(
     name: str,
     uploaded_by: Any = None,
     team: Team | None = None,
+    pool_cited: bool = False,
 ) -> list[AnswerRun]:
     """Store every run of an answer file (TREC 2024 RAG format), each answer with
     its sentences and citations. InputError (nothing stored) on any problem: of
-    the file, an unknown topic, a run tag the campaign already has."""
+    the file, an unknown topic, a run tag the campaign already has.
+
+    With `pool_cited`, each run's cited segments are also stored as a ranked run
+    of the same tag (`cited_run_text`), so that a pool built from those runs
+    judges the cited segments' relevance, as the TREC 2024 RAG track did."""
     if not campaign.is_answers:
         reason = (
             f"{campaign.name} is a {campaign.get_task_kind_display()} campaign: "
@@ -52,6 +59,16 @@ def answer_runs_import(
         raise InputError(problems)
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     sha256 = hashlib.sha256(data).hexdigest()
+    ranked = [
+        RunUpload(f"{tag}.cited.txt", text)
+        for tag, answers in by_run.items()
+        if (text := cited_run_text(tag, answers))
+    ]
+    if pool_cited and ranked:
+        checked = services.runs_check(campaign=campaign, uploads=ranked)
+        refused = [run.problems for run in checked if not run.ok]
+        if refused:
+            raise InputError.from_logs(*refused)
     with transaction.atomic():
         runs = [
             AnswerRun.objects.create(
@@ -65,7 +82,25 @@ def answer_runs_import(
             for tag in by_run
         ]
         _store_answers(runs, by_run, topics)
+        if pool_cited and ranked:
+            services.runs_store(
+                campaign=campaign,
+                accepted=list(zip(ranked, checked, strict=True)),
+                uploaded_by=uploaded_by,
+                team=team,
+            )
     return runs
+
+
+def cited_run_text(tag: str, answers: list[ParsedAnswer]) -> bytes:
+    """A ranked run (`topic Q0 docno rank score tag`) of the segments each answer
+    cites, in the order of its references; empty when the run cites nothing."""
+    lines = [
+        f"{answer.topic_id} Q0 {segment} {rank} {len(answer.cited) - rank + 1} {tag}"
+        for answer in answers
+        for rank, segment in enumerate(answer.cited, 1)
+    ]
+    return "".join(f"{line}\n" for line in lines).encode()
 
 
 def _store_answers(

@@ -210,3 +210,13 @@ def test_the_citation_page_shows_each_cited_segment_and_takes_its_labels(
     assert response.status_code == 302
     assert AnswerJudgment.objects.get().labels == [["full"], ["partial", "no"]]
     assert Answer.objects.filter(topic=topic).count() == 3
+
+
+def test_deleting_an_answer_run_asks_for_a_confirmation(organiser_client, campaign):
+    run = AnswerRun.objects.get(tag="run-a")
+    url = reverse("judging:answer_run_delete", args=[campaign.slug, run.pk])
+    organiser_client.post(url)
+    assert AnswerRun.objects.filter(pk=run.pk).exists()
+    organiser_client.post(url, {"confirm": "on"})
+    assert not AnswerRun.objects.filter(pk=run.pk).exists()
+    assert Answer.objects.count() == 4

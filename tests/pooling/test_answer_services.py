@@ -74,3 +74,28 @@ def test_stored_answer_runs_lock_the_task_kind():
     from pooling.selectors import campaign_task_kind_lock
 
     assert "3 answer runs" in campaign_task_kind_lock(make_answer_campaign())
+
+
+def test_the_cited_segments_can_be_stored_as_ranked_runs_to_pool():
+    from pooling.models import Run
+
+    campaign = make_campaign("rag", topics=("1", "2"), task_kind="answers")
+    data = "\n".join(
+        [
+            answer_line("r", "1", [("A.", [2]), ("B.", [0, 2])]),
+            answer_line("r", "2", [("Nothing cited.", [])]),
+        ]
+    )
+    answer_services.answer_runs_import(
+        campaign=campaign, data=data.encode(), name="a.jsonl", pool_cited=True
+    )
+    run = Run.objects.get()
+    assert (run.tag, run.documents_per_topic) == ("r", {"1": 2})
+    assert run.original_file.read().decode() == "1 Q0 seg-0 1 2 r\n1 Q0 seg-2 2 1 r\n"
+
+
+def test_without_the_choice_no_ranked_run_is_stored():
+    from pooling.models import Run
+
+    make_answer_campaign()
+    assert not Run.objects.exists()
