@@ -157,12 +157,13 @@ def _demo_answers(users: dict[str, User]) -> Campaign:
         )
         for topic_id, username, task in sorted(work)
     }
-    # Topic 1 judged by nuggets; topic 1's first two answers by citation support.
-    nuggets = assignments[("1", "nuggets")]
-    size = len(answer_content.NUGGETS["1"])
-    for answer in Answer.objects.filter(topic=nuggets.topic).select_related("run"):
-        labels = [answer_content.nugget_label(answer.run.tag, n) for n in range(size)]
-        answer_services.answer_judgment_record(assignment=nuggets, answer=answer, labels=labels)
+    # Topics 1 and 2 judged by nuggets; topic 1's first two answers by citation support.
+    for topic_id in ("1", "2"):
+        nuggets = assignments[(topic_id, "nuggets")]
+        size = len(answer_content.NUGGETS[topic_id])
+        for answer in Answer.objects.filter(topic=nuggets.topic).select_related("run"):
+            labels = [answer_content.nugget_label(answer.run.tag, n) for n in range(size)]
+            answer_services.answer_judgment_record(assignment=nuggets, answer=answer, labels=labels)
     citations = assignments[("1", "citations")]
     for answer_id in citations.answer_ids()[:2]:
         answer = Answer.objects.get(pk=answer_id)

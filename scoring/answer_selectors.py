@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
 from django.db.models import F
 
 from judging.models import AnswerAssignment, AnswerJudgment, Nugget
 from pooling.models import Answer, Campaign
+from scoring.core.analysis.leaderboard import ScoreTable
 from scoring.core.tasks import citations, nuggets
 from workbench.core.topic_ids import topic_sort_key
 
@@ -114,3 +116,28 @@ def citation_scores(campaign: Campaign) -> SupportScores:
     runs = [(run, len(by_run[run]), citations.run_support(by_run[run])) for run in sorted(by_run)]
     judged = {int(row["answer_id"]) for row in rows}  # type: ignore[call-overload]
     return SupportScores(per_answer, runs, _unjudged(campaign, judged))
+
+
+ANSWER_MEASURES = (*nuggets.MEASURES, *citations.MEASURES)
+
+
+def answer_score_table(campaign: Campaign, measure: str) -> ScoreTable:
+    """One measure's per-topic values of every run (NaN where a run's answer to a
+    topic is not judged), for the leaderboard: a nugget measure (`nugget_scores`)
+    or a citation support one (`citation_scores`). ValueError on another name."""
+    if measure in nuggets.MEASURES:
+        rows = [
+            (r.run, r.topic, r.scores[measure]) for r in nugget_scores(campaign).result.per_topic
+        ]
+    elif measure in citations.MEASURES:
+        rows = [(run, topic, s[measure]) for run, topic, s in citation_scores(campaign).per_answer]
+    else:
+        raise ValueError(f"measure {measure!r} is not one of {', '.join(ANSWER_MEASURES)}")
+    runs = tuple(sorted({run for run, _, _ in rows}))
+    topics = tuple(sorted({topic for _, topic, _ in rows}, key=topic_sort_key))
+    values = np.full((len(runs), len(topics)), np.nan)
+    run_index = {run: i for i, run in enumerate(runs)}
+    topic_index = {topic: j for j, topic in enumerate(topics)}
+    for run, topic, value in rows:
+        values[run_index[run], topic_index[topic]] = value
+    return ScoreTable(measure, runs, topics, values)

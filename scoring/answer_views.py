@@ -15,7 +15,7 @@ from workbench.http import attachment
 from workbench.roles import organiser_required
 
 
-def _get_answers_campaign(slug: str) -> Campaign:
+def answers_campaign_or_404(slug: str) -> Campaign:
     campaign = get_object_or_404(Campaign, slug=slug)
     if not campaign.is_answers:
         raise Http404(f"{campaign.name} is not a generated-answers campaign")
@@ -24,7 +24,7 @@ def _get_answers_campaign(slug: str) -> Campaign:
 
 @organiser_required
 def answer_scores(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _get_answers_campaign(slug)
+    campaign = answers_campaign_or_404(slug)
     scored = answer_selectors.nugget_scores(campaign)
     support = answer_selectors.citation_scores(campaign)
     measures = nuggets.MEASURES
@@ -66,7 +66,7 @@ def answer_scores(request: HttpRequest, slug: str) -> HttpResponse:
 @organiser_required
 def answer_scores_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     """`json`: the command's --format json; `tsv`: its table with each answer's scores (-q)."""
-    campaign = _get_answers_campaign(slug)
+    campaign = answers_campaign_or_404(slug)
     result = answer_selectors.nugget_scores(campaign).result
     if fmt == "json":
         data = json.dumps(nuggets.as_json(result), indent=2, allow_nan=False) + "\n"

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from scoring import (
+    answer_leaderboard_views,
     answer_views,
     leaderboard_views,
     release_views,
@@ -12,6 +13,16 @@ from scoring import (
 app_name = "scoring"
 urlpatterns = [
     path("answers/<slug:slug>/", answer_views.answer_scores, name="answer_scores"),
+    path(
+        "answers/<slug:slug>/leaderboard/",
+        answer_leaderboard_views.answer_leaderboard,
+        name="answer_leaderboard",
+    ),
+    path(
+        "answers/<slug:slug>/leaderboard/plots/<str:kind>/",
+        answer_leaderboard_views.answer_leaderboard_plot,
+        name="answer_leaderboard_plot",
+    ),
     path(
         "answers/<slug:slug>/export/<str:fmt>/",
         answer_views.answer_scores_export,

@@ -116,7 +116,7 @@ def test_the_demo_has_a_generated_answers_campaign_with_scores():
     assert AnswerRun.objects.filter(campaign=campaign).count() == 3
     assert NuggetList.objects.filter(topic__campaign=campaign).count() == 3
     assert AnswerAssignment.objects.filter(topic__campaign=campaign).count() == 4
-    assert AnswerJudgment.objects.filter(task="nuggets").count() == 3
+    assert AnswerJudgment.objects.filter(task="nuggets").count() == 6
     assert AnswerJudgment.objects.filter(task="citations").count() == 2
     runs = {run.run: run.scores["all"] for run in nugget_scores(campaign).result.runs}
     assert runs["demo-rag-good"] > runs["demo-rag-mid"] > runs["demo-rag-poor"]

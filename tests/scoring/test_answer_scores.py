@@ -145,3 +145,31 @@ def test_a_ranked_campaign_has_no_nugget_scores(organiser_client):
 
     campaign = make_campaign("ranked")
     assert organiser_client.get(f"/api/campaigns/{campaign.slug}/nugget-scores/").status_code == 404
+
+
+def test_the_leaderboard_ranks_the_runs_by_any_nugget_or_citation_measure(judged, organiser_client):
+    from scoring.core.tasks import nuggets
+
+    url = reverse("scoring:answer_leaderboard", args=[judged.slug])
+    response = organiser_client.get(url, {"measure": "strict_all", "test": "t"})
+    assert response.status_code == 200
+    board = response.context["board"]
+    # run-c has no judged answer to topic 2: that topic is left out for every run
+    assert board.topics == ("1",)
+    assert [e.topic for e in board.excluded] == ["2"]
+    per_topic = nuggets.as_json(answer_selectors.nugget_scores(judged).result)["per_topic"]
+    expected = {r["run"]: r["strict_all"] for r in per_topic if r["topic"] == "1"}
+    assert {row.run: row.mean for row in board.runs} == expected
+    svg = organiser_client.get(
+        reverse("scoring:answer_leaderboard_plot", args=[judged.slug, "box"]),
+        {"measure": "strict_all"},
+    )
+    assert svg.status_code == 200
+    assert svg["Content-Type"].startswith("image/svg")
+    tsv = organiser_client.get(url, {"measure": "all", "download": "tsv"})
+    assert tsv.status_code == 200
+    bad = organiser_client.get(url, {"measure": "map"})
+    assert bad.status_code == 400
+    assert "is not one of" in bad.content.decode()
+    nothing = organiser_client.get(url, {"measure": "precision"})
+    assert nothing.status_code == 400

@@ -21,7 +21,7 @@ class Command(WorkbenchCommand):
         answers = summary.answers
         self.stdout.write(
             f"Demo campaign '{answers.slug}': {answers.answer_runs.count()} runs of generated "
-            f"answers to {answers.topics.count()} topics, with nuggets; topic 1 judged."
+            f"answers to {answers.topics.count()} topics, with nuggets; topics 1-2 judged."
         )
         self.stdout.write("Demo logins (local use only):")
         for username, password in summary.users.items():
