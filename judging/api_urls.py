@@ -1,8 +1,14 @@
 from django.urls import path
 
-from judging import api, dashboard_views, organiser_api
+from judging import answer_api, api, dashboard_views, organiser_api
 
 urlpatterns = [
+    path(
+        "campaigns/<slug:slug>/answer-runs/",
+        answer_api.AnswerRunsView.as_view(),
+        name="api-answer-runs",
+    ),
+    path("campaigns/<slug:slug>/nuggets/", answer_api.NuggetsView.as_view(), name="api-nuggets"),
     path(
         "campaigns/<slug:slug>/status/",
         dashboard_views.CampaignStatusView.as_view(),
