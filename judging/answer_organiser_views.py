@@ -13,12 +13,14 @@ from django.views.decorators.http import require_POST
 
 from judging import answer_selectors, answer_services
 from judging.core import nugget_files
+from judging.core.agreement import records, worst_first
 from judging.forms import (
     AnswerAssignForm,
     GeneratedAnswersUploadForm,
     NuggetsEditForm,
     NuggetsImportForm,
 )
+from judging.models import AnswerAssignment
 from pooling import answer_services as answer_run_services
 from pooling.models import AnswerRun, Campaign, Topic
 from workbench import uploads
@@ -214,3 +216,39 @@ def answer_assign(request: HttpRequest, slug: str) -> HttpResponse:
         request, f"{data['assessor'].username} judges {len(data['topics'])} topic(s)' answers."
     )
     return redirect("judging:answers_campaign", slug=campaign.slug)
+
+
+STATISTICS = ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "observed_agreement")
+
+
+@organiser_required
+def answers_agreement(request: HttpRequest, slug: str) -> HttpResponse:
+    """Agreement on the answers' labels (`?task=nuggets|citations`), pooled over the
+    campaign and per topic, with the relevance agreement's statistics."""
+    campaign = _get_answers_campaign(slug)
+    task = request.GET.get("task") if request.GET.get("task") == "citations" else "nuggets"
+    report = answer_selectors.answer_agreement(campaign, task)
+    names = [a.name for a in report.aspects]
+    aspect = request.GET.get("aspect") if request.GET.get("aspect") in names else names[0]
+    statistic = request.GET.get("statistic")
+    statistic = statistic if statistic in STATISTICS else STATISTICS[0]
+
+    def worst(frame: Any, chosen: str, scope: str) -> list[dict[str, Any]]:
+        rows = worst_first(frame, aspect=aspect, statistic=chosen)
+        return records(rows[rows.scope == scope])
+
+    context = {
+        "campaign": campaign,
+        "task": task,
+        "tasks": AnswerAssignment.TASKS,
+        "aspect_names": names,
+        "aspect": aspect,
+        "statistic": statistic,
+        "statistics": STATISTICS,
+        "n_labels": len(report.labels),
+        "campaign_groups": records(report.groups[report.groups.scope == "campaign"]),
+        "topic_groups": worst(report.groups, "krippendorff_alpha_nominal", "topic"),
+        "campaign_pairs": worst(report.pairs, statistic, "campaign"),
+        "topic_pairs": worst(report.pairs, statistic, "topic"),
+    }
+    return render(request, "judging/answers_agreement.html", context)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
 from django.db.models import Count, Q
 
 from judging.answer_services import current_nuggets
+from judging.core import agreement
+from judging.core import answer_agreement as answer_agreement_core
 from judging.core.nugget_files import NuggetText
-from judging.models import AnswerAssignment, NuggetList
+from judging.models import AnswerAssignment, AnswerJudgment, NuggetList
 from pooling.models import Campaign, Topic
 
 
@@ -107,3 +110,36 @@ def answers_overview(campaign: Campaign) -> list[TopicRow]:
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class AnswerAgreement:
+    aspects: tuple[agreement.Aspect, ...]
+    labels: pd.DataFrame
+    pairs: pd.DataFrame
+    groups: pd.DataFrame
+
+
+def answer_agreement(campaign: Campaign, task: str) -> AnswerAgreement:
+    """Agreement of the assessors on a task's labels, per topic and pooled."""
+    rows = AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign).values_list(
+        "assessor__username",
+        "answer__topic__topic_id",
+        "answer_id",
+        "nugget_list__version",
+        "labels",
+    )
+    labels = answer_agreement_core.labels_frame(
+        answer_agreement_core.JudgedAnswer(*row) for row in rows
+    )
+    aspects = (
+        answer_agreement_core.NUGGET_ASPECTS
+        if task == AnswerAssignment.NUGGETS
+        else answer_agreement_core.CITATION_ASPECTS
+    )
+    return AnswerAgreement(
+        aspects,
+        labels,
+        agreement.pairwise_agreement(labels, aspects=aspects),
+        agreement.group_agreement(labels, aspects=aspects),
+    )

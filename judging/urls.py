@@ -48,6 +48,11 @@ urlpatterns = [
         name="answer_run_delete",
     ),
     path(
+        "campaigns/<slug:slug>/answers/agreement/",
+        answer_organiser_views.answers_agreement,
+        name="answers_agreement",
+    ),
+    path(
         "campaigns/<slug:slug>/answers/assign/",
         answer_organiser_views.answer_assign,
         name="answer_assign",

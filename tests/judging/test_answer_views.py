@@ -220,3 +220,42 @@ def test_deleting_an_answer_run_asks_for_a_confirmation(organiser_client, campai
     organiser_client.post(url, {"confirm": "on"})
     assert not AnswerRun.objects.filter(pk=run.pk).exists()
     assert Answer.objects.count() == 4
+
+
+def test_the_agreement_page_gives_cohens_kappa_on_the_nugget_labels(
+    organiser_client, campaign, assessor, assessor2
+):
+    from sklearn.metrics import cohen_kappa_score
+
+    topic = campaign.topics.get(topic_id="1")
+    make_nuggets(topic)
+    labels = {
+        assessor: [
+            ["support", "not_support"],
+            ["partial_support", "support"],
+            ["support", "support"],
+        ],
+        assessor2: [
+            ["support", "partial_support"],
+            ["partial_support", "support"],
+            ["not_support", "support"],
+        ],
+    }
+    answers = list(Answer.objects.filter(topic=topic).order_by("pk"))
+    for user, per_answer in labels.items():
+        assignment = answer_services.answer_assignment_create(topic=topic, assessor=user)
+        for answer, answer_labels in zip(answers, per_answer, strict=True):
+            answer_services.answer_judgment_record(
+                assignment=assignment, answer=answer, labels=answer_labels
+            )
+    response = organiser_client.get(
+        reverse("judging:answers_agreement", args=[campaign.slug]), {"statistic": "cohen_kappa"}
+    )
+    assert response.status_code == 200
+    [pair] = response.context["campaign_pairs"]
+    value = {"support": 2, "partial_support": 1, "not_support": 0}
+    a = [value[x] for row in labels[assessor] for x in row]
+    b = [value[x] for row in labels[assessor2] for x in row]
+    assert pair["value"] == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2]))
+    assert pair["n_items"] == 6
+    assert response.context["campaign_groups"]
