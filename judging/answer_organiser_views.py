@@ -9,9 +9,10 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from judging import answer_selectors, answer_services
+from judging import answer_selectors, answer_services, answer_views
 from judging.core import nugget_files
 from judging.core.agreement import records, worst_first
 from judging.forms import (
@@ -20,9 +21,9 @@ from judging.forms import (
     NuggetsEditForm,
     NuggetsImportForm,
 )
-from judging.models import AnswerAssignment
+from judging.models import AnswerAssignment, NuggetList
 from pooling import answer_services as answer_run_services
-from pooling.models import AnswerRun, Campaign, Topic
+from pooling.models import Answer, AnswerRun, Campaign, Topic
 from workbench import uploads
 from workbench.core.problems import InputError
 from workbench.http import attachment
@@ -252,3 +253,87 @@ def answers_agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "topic_pairs": worst(report.pairs, statistic, "topic"),
     }
     return render(request, "judging/answers_agreement.html", context)
+
+
+def _task(request: HttpRequest) -> str:
+    return "citations" if request.GET.get("task") == "citations" else "nuggets"
+
+
+@organiser_required
+def answers_adjudication(request: HttpRequest, slug: str) -> HttpResponse:
+    """The answers whose assessors disagree, each with its adjudication if decided."""
+    campaign = _get_answers_campaign(slug)
+    task = _task(request)
+    disagreements = answer_selectors.answer_disagreements(campaign, task)
+    context = {
+        "campaign": campaign,
+        "task": task,
+        "tasks": AnswerAssignment.TASKS,
+        "disagreements": disagreements,
+        "decided": sum(d.adjudication is not None for d in disagreements),
+    }
+    return render(request, "judging/answers_adjudication.html", context)
+
+
+@organiser_required
+def answer_adjudicate(request: HttpRequest, slug: str, answer_id: int) -> HttpResponse:
+    """One answer's labels by each assessor beside a form for the final ones (the
+    run is not shown: the organiser decides blind too)."""
+    campaign = _get_answers_campaign(slug)
+    answer = get_object_or_404(Answer, pk=answer_id, run__campaign=campaign)
+    task = _task(request)
+    nugget_list = None
+    if task == AnswerAssignment.NUGGETS:
+        version = request.GET.get("version") or request.POST.get("version")
+        nugget_list = get_object_or_404(
+            NuggetList, pk=version if str(version).isdigit() else 0, topic=answer.topic
+        )
+    error = ""
+    if request.method == "POST":
+        labels = answer_views.posted_labels(request.POST, task, answer, nugget_list)
+        try:
+            answer_services.answer_adjudicate(
+                answer=answer,
+                task=task,
+                labels=labels,
+                nugget_list=nugget_list,
+                reason=request.POST.get("reason", "")[:2000],
+                decided_by=request.user,
+            )
+        except answer_services.AnswerLabelError as problem:
+            error = f"Not saved: {problem}"
+        else:
+            messages.success(request, "Final labels saved.")
+            return redirect(
+                f"{reverse('judging:answers_adjudication', args=[campaign.slug])}?task={task}"
+            )
+    judgments = list(
+        answer.judgments.filter(task=task, nugget_list=nugget_list).select_related("assessor")
+    )
+    adjudication = answer.adjudications.filter(task=task, nugget_list=nugget_list).first()
+    items = answer_views.label_items(answer, task, nugget_list)
+    for index, item in enumerate(items):
+        item["by"] = [
+            (j.assessor.username, answer_views.item_label(j.labels, task, index, answer))
+            for j in judgments
+        ]
+        item["chosen"] = (
+            request.POST.get(item["name"])
+            if request.method == "POST"
+            else answer_views.item_label(adjudication.labels, task, index, answer)
+            if adjudication
+            else None
+        )
+    context = {
+        "campaign": campaign,
+        "answer": answer,
+        "task": task,
+        "nugget_list": nugget_list,
+        "items": items,
+        "sentences": list(answer.sentences.prefetch_related("citations")),
+        "choices": answer_views.choices_of(task),
+        "adjudication": adjudication,
+        "error": error,
+        "is_nuggets": task == AnswerAssignment.NUGGETS,
+    }
+    return render(request, "judging/answer_adjudicate.html", context, status=400 if error else 200)

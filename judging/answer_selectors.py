@@ -3,6 +3,7 @@ campaign's answers, its topics' nuggets."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pandas as pd
@@ -12,8 +13,8 @@ from judging.answer_services import current_nuggets
 from judging.core import agreement
 from judging.core import answer_agreement as answer_agreement_core
 from judging.core.nugget_files import NuggetText
-from judging.models import AnswerAssignment, AnswerJudgment, NuggetList
-from pooling.models import Campaign, Topic
+from judging.models import AnswerAdjudication, AnswerAssignment, AnswerJudgment, NuggetList
+from pooling.models import Answer, Campaign, Topic
 
 
 @dataclass(frozen=True)
@@ -143,3 +144,34 @@ def answer_agreement(campaign: Campaign, task: str) -> AnswerAgreement:
         agreement.pairwise_agreement(labels, aspects=aspects),
         agreement.group_agreement(labels, aspects=aspects),
     )
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Answers judged differently by two assessors or more (nuggets: under one
+    version), each assessor's labels, and the adjudication if there is one."""
+
+    answer: Answer
+    nugget_list: NuggetList | None
+    judgments: list[AnswerJudgment]
+    adjudication: AnswerAdjudication | None
+
+
+def answer_disagreements(campaign: Campaign, task: str) -> list[Disagreement]:
+    judgments = (
+        AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign)
+        .select_related("assessor", "nugget_list", "answer__topic")
+        .order_by("answer__topic__position", "answer_id", "nugget_list_id", "assessor__username")
+    )
+    groups: dict[tuple[int, int | None], list[AnswerJudgment]] = {}
+    for judgment in judgments:
+        groups.setdefault((judgment.answer_id, judgment.nugget_list_id), []).append(judgment)
+    adjudications = {
+        (a.answer_id, a.nugget_list_id): a
+        for a in AnswerAdjudication.objects.filter(task=task, answer__run__campaign=campaign)
+    }
+    return [
+        Disagreement(group[0].answer, group[0].nugget_list, group, adjudications.get(key))
+        for key, group in groups.items()
+        if len({json.dumps(j.labels) for j in group}) > 1
+    ]

@@ -17,6 +17,7 @@ from django.db.models import Count, Max
 from judging.core.answer_labels import citation_labels_problem, nugget_labels_problem
 from judging.core.nugget_files import NuggetText, TopicNuggets
 from judging.models import (
+    AnswerAdjudication,
     AnswerAssignment,
     AnswerJudgment,
     AnswerJudgmentEvent,
@@ -259,3 +260,35 @@ def cited_segments(answer: Answer) -> list[Citation]:
     return list(
         Citation.objects.filter(sentence__answer=answer).order_by("sentence__position", "position")
     )
+
+
+def answer_adjudicate(
+    *,
+    answer: Answer,
+    task: str,
+    labels: Any,
+    nugget_list: NuggetList | None = None,
+    reason: str = "",
+    decided_by: Any = None,
+) -> AnswerAdjudication:
+    """Set the final labels of an answer (checked as an assessor's are); again: replaced."""
+    if task == AnswerAssignment.NUGGETS:
+        if nugget_list is None or nugget_list.topic_id != answer.topic_id:
+            raise AnswerLabelError("name the nugget version the labels are for")
+        problem = nugget_labels_problem(labels, nugget_list.nuggets.count())
+    else:
+        nugget_list = None
+        problem = citation_labels_problem(labels, citation_counts(answer))
+    if problem:
+        raise AnswerLabelError(problem)
+    adjudication, _ = AnswerAdjudication.objects.update_or_create(
+        answer=answer,
+        task=task,
+        defaults={
+            "labels": labels,
+            "nugget_list": nugget_list,
+            "reason": reason.strip(),
+            "decided_by": decided_by,
+        },
+    )
+    return adjudication

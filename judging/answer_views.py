@@ -80,7 +80,7 @@ def answer_judge(request: HttpRequest, assignment_id: int, position: int) -> Htt
                 answer,
                 "Which nugget list was shown is missing.",
             )
-    labels = _posted_labels(request.POST, assignment, answer, nugget_list)
+    labels = posted_labels(request.POST, assignment.task, answer, nugget_list)
     try:
         answer_services.answer_judgment_record(
             assignment=assignment,
@@ -99,19 +99,58 @@ def answer_judge(request: HttpRequest, assignment_id: int, position: int) -> Htt
     return _show(request, assignment, queue, queue.next_unjudged(after=position))
 
 
-def _posted_labels(
-    posted: Any, assignment: AnswerAssignment, answer: Answer, nugget_list: NuggetList | None
+def posted_labels(
+    posted: Any, task: str, answer: Answer, nugget_list: NuggetList | None
 ) -> list[Any]:
     """The labels as the form sends them: `n<position>` per nugget; `c<sentence>_<citation>`
     per citation (0-based). A missing one is None, which the service refuses."""
-    if assignment.task == AnswerAssignment.NUGGETS:
-        assert nugget_list is not None
+    if task == AnswerAssignment.NUGGETS:
+        if nugget_list is None:
+            return []
         positions = nugget_list.nuggets.order_by("position").values_list("position", flat=True)
         return [posted.get(f"n{p}") for p in positions]
     return [
         [posted.get(f"c{s}_{c}") for c in range(cited)]
         for s, cited in enumerate(answer_services.citation_counts(answer))
     ]
+
+
+def label_items(answer: Answer, task: str, nugget_list: NuggetList | None) -> list[dict[str, Any]]:
+    """What takes a label, in order, each with its form field `name`: the nuggets of
+    the list, or each citation of each sentence with the cited segment's text."""
+    if task == AnswerAssignment.NUGGETS:
+        nuggets = nugget_list.nuggets.order_by("position") if nugget_list else []
+        return [{"name": f"n{nugget.position}", "nugget": nugget} for nugget in nuggets]
+    sentences = list(answer.sentences.prefetch_related("citations"))
+    segments = {c.segment for s in sentences for c in s.citations.all()}
+    texts = dict(
+        Document.objects.filter(
+            campaign_id=answer.topic.campaign_id, docno__in=segments
+        ).values_list("docno", "text")
+    )
+    return [
+        {
+            "name": f"c{sentence.position}_{citation.position}",
+            "sentence": sentence,
+            "citation": citation,
+            "segment_text": texts.get(citation.segment),
+        }
+        for sentence in sentences
+        for citation in sentence.citations.all()
+    ]
+
+
+def item_label(labels: Any, task: str, index: int, answer: Answer) -> str | None:
+    """The label stored for the `index`-th item of `label_items` (None if absent)."""
+    if task == AnswerAssignment.NUGGETS:
+        return labels[index] if index < len(labels) else None
+    flat = [label for sentence in labels for label in sentence]
+    return flat[index] if index < len(flat) else None
+
+
+def choices_of(task: str) -> list[dict[str, str]]:
+    choices = NUGGET_CHOICES if task == AnswerAssignment.NUGGETS else CITATION_CHOICES
+    return [{"value": v, "name": n, "key": k} for v, n, k in choices]
 
 
 @login_required
@@ -220,12 +259,7 @@ def _context(
         "note": note,
         "reasons": DocumentNote.REASONS,
         "is_nuggets": assignment.task == AnswerAssignment.NUGGETS,
-        "choices": [
-            {"value": v, "name": n, "key": k}
-            for v, n, k in (
-                NUGGET_CHOICES if assignment.task == AnswerAssignment.NUGGETS else CITATION_CHOICES
-            )
-        ],
+        "choices": choices_of(assignment.task),
     }
     if answer is None:
         return context
@@ -243,49 +277,19 @@ def _context(
         "my_note": my_note,
         "note_text": posted.get("note", "") if posted is not None else getattr(my_note, "text", ""),
     }
+    nugget_list = None
     if assignment.task == AnswerAssignment.NUGGETS:
         nugget_list = answer_services.current_nuggets(assignment.topic)
-        earlier = (
-            current.labels
-            if current and current.nugget_list_id == getattr(nugget_list, "pk", None)
-            else None
+        context["nugget_list"] = nugget_list
+        context["older_version"] = bool(
+            current and nugget_list and current.nugget_list_id != nugget_list.pk
         )
-        context |= {
-            "nugget_list": nugget_list,
-            "items": [
-                {
-                    "name": f"n{nugget.position}",
-                    "nugget": nugget,
-                    "chosen": posted.get(f"n{nugget.position}") if posted is not None else None,
-                    "earlier": earlier[nugget.position - 1] if earlier else None,
-                }
-                for nugget in (nugget_list.nuggets.order_by("position") if nugget_list else [])
-            ],
-            "older_version": bool(
-                current and nugget_list and current.nugget_list_id != nugget_list.pk
-            ),
-        }
-    else:
-        segments = {c.segment for s in sentences for c in s.citations.all()}
-        texts = dict(
-            Document.objects.filter(
-                campaign=assignment.topic.campaign, docno__in=segments
-            ).values_list("docno", "text")
+    same = current is not None and current.nugget_list_id == getattr(nugget_list, "pk", None)
+    items = label_items(answer, assignment.task, nugget_list)
+    for index, item in enumerate(items):
+        item["chosen"] = posted.get(item["name"]) if posted is not None else None
+        item["earlier"] = (
+            item_label(current.labels, assignment.task, index, answer) if same else None
         )
-        context["items"] = [
-            {
-                "name": f"c{sentence.position}_{citation.position}",
-                "sentence": sentence,
-                "citation": citation,
-                "segment_text": texts.get(citation.segment),
-                "chosen": posted.get(f"c{sentence.position}_{citation.position}")
-                if posted is not None
-                else None,
-                "earlier": current.labels[sentence.position][citation.position]
-                if current
-                else None,
-            }
-            for sentence in sentences
-            for citation in sentence.citations.all()
-        ]
+    context["items"] = items
     return context

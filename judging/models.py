@@ -596,3 +596,29 @@ class AnswerNote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assessor} {self.answer_id}: {self.cannot_judge or 'note'}"
+
+
+class AnswerAdjudication(models.Model):
+    """The final labels of an answer its assessors disagree on (nuggets: against the
+    nugget version they judged), with who decided and why. It counts in the scores
+    in place of any assessor's labels."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="adjudications")
+    task = models.CharField(max_length=10, choices=AnswerAssignment.TASKS)
+    nugget_list = models.ForeignKey(
+        NuggetList, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    labels = models.JSONField()
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "task"], name="unique_answer_adjudication")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.answer_id} {self.task} adjudicated"

@@ -53,6 +53,16 @@ urlpatterns = [
         name="answers_agreement",
     ),
     path(
+        "campaigns/<slug:slug>/answers/adjudication/",
+        answer_organiser_views.answers_adjudication,
+        name="answers_adjudication",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/adjudicate/<int:answer_id>/",
+        answer_organiser_views.answer_adjudicate,
+        name="answer_adjudicate",
+    ),
+    path(
         "campaigns/<slug:slug>/answers/assign/",
         answer_organiser_views.answer_assign,
         name="answer_assign",

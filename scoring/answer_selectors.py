@@ -2,9 +2,10 @@
 the same cores `manage.py nugget_scores` runs (`scoring.core.tasks.nuggets`) and
 the citation support core (`scoring.core.tasks.citations`): no second implementation.
 
-Which label counts for an answer: the judgment of the topic's first assigned
-assessor who judged it (assignments by their creation), so that an overlap
-assessor added later never changes a score. An answer nobody judged yet is not
+Which label counts for an answer: its adjudication if the organiser decided
+one, else the judgment of the topic's first assigned assessor who judged it
+(assignments by their creation), so that an overlap assessor added later never
+changes a score. An answer nobody judged yet is not
 scored and not in its run's mean (`unjudged` counts them per run); its run's
 `n_topics` says how many topics the mean is over, as nuggetizer's does.
 A nugget judgment is scored against the nugget list version it was made
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import F
 
-from judging.models import AnswerAssignment, AnswerJudgment, Nugget
+from judging.models import AnswerAdjudication, AnswerAssignment, AnswerJudgment, Nugget
 from pooling.models import Answer, Campaign
 from scoring.core.analysis.leaderboard import ScoreTable
 from scoring.core.tasks import citations, nuggets
@@ -59,6 +60,17 @@ def _counted_judgments(campaign: Campaign, task: str) -> list[dict[str, object]]
         kept = chosen.get(row["answer_id"])
         if kept is None or order < kept[0]:
             chosen[row["answer_id"]] = (order, row)
+    adjudicated = AnswerAdjudication.objects.filter(
+        task=task, answer__run__campaign=campaign
+    ).values(
+        "answer_id",
+        "labels",
+        "nugget_list_id",
+        run=F("answer__run__tag"),
+        topic=F("answer__topic__topic_id"),
+    )
+    for row in adjudicated:
+        chosen[row["answer_id"]] = (-1, row)  # the final labels, in place of any assessor's
     return [row for _, row in chosen.values()]
 
 

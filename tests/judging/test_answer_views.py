@@ -259,3 +259,36 @@ def test_the_agreement_page_gives_cohens_kappa_on_the_nugget_labels(
     assert pair["value"] == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2]))
     assert pair["n_items"] == 6
     assert response.context["campaign_groups"]
+
+
+def test_a_disagreement_is_adjudicated_and_the_final_labels_are_scored(
+    organiser_client, campaign, assessor, assessor2
+):
+    from judging.models import AnswerAdjudication
+    from scoring.answer_selectors import nugget_scores
+
+    topic = campaign.topics.get(topic_id="1")
+    nuggets = make_nuggets(topic)
+    answer = Answer.objects.filter(topic=topic).order_by("pk").first()
+    for user, labels in (
+        (assessor, ["support", "support"]),
+        (assessor2, ["not_support", "support"]),
+    ):
+        assignment = answer_services.answer_assignment_create(topic=topic, assessor=user)
+        answer_services.answer_judgment_record(assignment=assignment, answer=answer, labels=labels)
+    page = organiser_client.get(reverse("judging:answers_adjudication", args=[campaign.slug]))
+    [disagreement] = page.context["disagreements"]
+    assert disagreement.answer == answer
+    url = reverse("judging:answer_adjudicate", args=[campaign.slug, answer.pk])
+    shown = organiser_client.get(url, {"version": nuggets.pk}).content.decode()
+    assert "alice: <strong>support</strong>" in shown
+    assert answer.run.tag not in shown.replace(f"{answer.run.tag} says", "")  # its own words
+    bad = organiser_client.post(f"{url}?task=nuggets", {"version": nuggets.pk, "n1": "support"})
+    assert bad.status_code == 400
+    assert not AnswerAdjudication.objects.exists()
+    response = organiser_client.post(
+        url, {"version": nuggets.pk, "n1": "partial_support", "n2": "not_support", "reason": "r"}
+    )
+    assert response.status_code == 302
+    [row] = [r for r in nugget_scores(campaign).result.per_topic if r.run == answer.run.tag]
+    assert row.scores["all"] == 0.25  # (0.5 + 0) / 2 nuggets: the final labels, not alice's
