@@ -73,7 +73,8 @@ class Campaign(models.Model):
         choices=TaskKind.choices,
         default=TaskKind.RANKED,
         help_text="Ranked retrieval: runs, pools and judging. CodiEsp or SciFact: "
-        "submissions scored against a gold file by the task's official rules.",
+        "submissions scored against a gold file by the task's official rules. Generated "
+        "answers: RAG answers judged by nuggets and citation support.",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

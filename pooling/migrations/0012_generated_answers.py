@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
                     ("answers", "Generated answers (RAG)"),
                 ],
                 default="ranked",
-                help_text="Ranked retrieval: runs, pools and judging. CodiEsp or SciFact: submissions scored against a gold file by the task's official rules.",
+                help_text="Ranked retrieval: runs, pools and judging. CodiEsp or SciFact: submissions scored against a gold file by the task's official rules. Generated answers: RAG answers judged by nuggets and citation support.",
                 max_length=16,
             ),
         ),
