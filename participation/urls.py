@@ -17,6 +17,11 @@ urlpatterns = [
         team_views.team_run_withdraw,
         name="team_run_withdraw",
     ),
+    path(
+        "<int:team_id>/answer-scores/",
+        scores_views.team_answer_scores_page,
+        name="team_answer_scores",
+    ),
     path("<int:team_id>/scores/", scores_views.team_scores_page, name="team_scores"),
     path(
         "<int:team_id>/leaderboard/",

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from pooling.models import Campaign
 from scoring import answer_selectors
-from scoring.core.tasks import citations, nuggets
+from scoring.core.tasks import nuggets
 from workbench.roles import IsOrganiser
 
 
@@ -59,8 +59,7 @@ class NuggetScoresView(APIView):
 
     @extend_schema(responses=NuggetScoresSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        scored = answer_selectors.nugget_scores(_answers_campaign(slug))
-        return Response({**nuggets.as_json(scored.result), "unjudged": scored.unjudged})
+        return Response(answer_selectors.nugget_scores_json(_answers_campaign(slug)))
 
 
 class CitationRunSerializer(serializers.Serializer):
@@ -85,14 +84,4 @@ class CitationScoresView(APIView):
 
     @extend_schema(responses=CitationScoresSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        scored = answer_selectors.citation_scores(_answers_campaign(slug))
-        return Response(
-            {
-                "runs": [{"run": run, "n_answers": n, **means} for run, n, means in scored.runs],
-                "per_answer": [
-                    {"run": run, "topic": topic, **{m: s[m] for m in citations.MEASURES}}
-                    for run, topic, s in scored.per_answer
-                ],
-                "unjudged": scored.unjudged,
-            }
-        )
+        return Response(answer_selectors.citation_scores_json(_answers_campaign(slug)))

@@ -153,3 +153,21 @@ def answer_score_table(campaign: Campaign, measure: str) -> ScoreTable:
     for run, topic, value in rows:
         values[run_index[run], topic_index[topic]] = value
     return ScoreTable(measure, runs, topics, values)
+
+
+def nugget_scores_json(campaign: Campaign) -> dict[str, object]:
+    """The API's and a release's nugget scores: the command's JSON and `unjudged`."""
+    scored = nugget_scores(campaign)
+    return {**nuggets.as_json(scored.result), "unjudged": scored.unjudged}
+
+
+def citation_scores_json(campaign: Campaign) -> dict[str, object]:
+    scored = citation_scores(campaign)
+    return {
+        "runs": [{"run": run, "n_answers": n, **means} for run, n, means in scored.runs],
+        "per_answer": [
+            {"run": run, "topic": topic, **{m: s[m] for m in citations.MEASURES}}
+            for run, topic, s in scored.per_answer
+        ],
+        "unjudged": scored.unjudged,
+    }

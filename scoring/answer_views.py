@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from pooling.models import Campaign
-from scoring import answer_selectors
+from scoring import answer_selectors, answer_services
 from scoring.core.tasks import citations, nuggets
 from workbench.http import attachment
 from workbench.roles import organiser_required
@@ -49,6 +51,7 @@ def answer_scores(request: HttpRequest, slug: str) -> HttpResponse:
             {"run": row.run, "topic": row.topic, "values": [row.scores[m] for m in measures]}
             for row in scored.result.per_topic
         ],
+        "releases": campaign.answer_scores_releases.select_related("released_by"),
         "support_measures": citations.MEASURES,
         "support_runs": [
             {
@@ -78,3 +81,15 @@ def answer_scores_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespo
             data.encode(), f"{campaign.slug}-nugget-scores.tsv", "text/tab-separated-values"
         )
     raise Http404(f"no export {fmt!r}: json or tsv")
+
+
+@organiser_required
+@require_POST
+def answer_scores_release(request: HttpRequest, slug: str) -> HttpResponse:
+    """Release the current scores to the teams (a new version; earlier ones stay)."""
+    campaign = answers_campaign_or_404(slug)
+    release = answer_services.answer_scores_release(
+        campaign=campaign, reason=request.POST.get("reason", "")[:2000], released_by=request.user
+    )
+    messages.success(request, f"Scores released to the teams as version {release.version}.")
+    return redirect("scoring:answer_scores", slug=campaign.slug)

@@ -24,6 +24,11 @@ urlpatterns = [
         name="answer_leaderboard_plot",
     ),
     path(
+        "answers/<slug:slug>/release/",
+        answer_views.answer_scores_release,
+        name="answer_scores_release",
+    ),
+    path(
         "answers/<slug:slug>/export/<str:fmt>/",
         answer_views.answer_scores_export,
         name="answer_scores_export",

@@ -79,3 +79,44 @@ def test_a_late_run_accepted_by_the_organiser_is_used_once(participant_client, t
     assert _post(participant_client, team, answer_file(("t-1",))).status_code == 302
     team.refresh_from_db()
     assert team.late_runs_accepted == 0
+
+
+def test_a_team_sees_only_its_own_runs_in_released_answer_scores(
+    participant_client, team, organiser, assessor
+):
+    from django.test import Client
+
+    from judging import answer_services as judging_services
+    from pooling import answer_services
+    from pooling.models import Answer
+    from scoring.models import AnswerScoresRelease
+    from tests.helpers import make_nuggets
+
+    campaign = team.campaign
+    answer_services.answer_runs_import(
+        campaign=campaign, data=answer_file(("t-1",)), name="t.jsonl", team=team
+    )
+    answer_services.answer_runs_import(
+        campaign=campaign, data=answer_file(("other-run",)), name="o.jsonl"
+    )
+    topic = campaign.topics.get(topic_id="1")
+    make_nuggets(topic)
+    assignment = judging_services.answer_assignment_create(topic=topic, assessor=assessor)
+    for answer in Answer.objects.filter(topic=topic):
+        judging_services.answer_judgment_record(
+            assignment=assignment, answer=answer, labels=["support", "partial_support"]
+        )
+    url = reverse("teams:team_answer_scores", args=[team.pk])
+    assert participant_client.get(url).status_code == 403
+    organiser_client = Client()
+    organiser_client.force_login(organiser)
+    release_url = reverse("scoring:answer_scores_release", args=[campaign.slug])
+    assert organiser_client.post(release_url, {"reason": "first"}).status_code == 302
+    release = AnswerScoresRelease.objects.get()
+    assert release.version == 1
+    assert [r["run"] for r in release.nuggets["runs"]] == ["other-run", "t-1"]
+    page = participant_client.get(url)
+    assert page.status_code == 200
+    assert [row["run"] for row in page.context["runs"]] == ["t-1"]
+    assert page.context["runs"][0]["values"][0] == 0.75
+    assert "other-run" not in page.content.decode()
