@@ -10,6 +10,21 @@ urlpatterns = [
     ),
     path("campaigns/<slug:slug>/nuggets/", answer_api.NuggetsView.as_view(), name="api-nuggets"),
     path(
+        "answer-assignments/",
+        answer_api.AnswerAssignmentListView.as_view(),
+        name="api-answer-assignments",
+    ),
+    path(
+        "answer-assignments/<int:assignment_id>/next/",
+        answer_api.NextAnswerView.as_view(),
+        name="api-answer-assignment-next",
+    ),
+    path(
+        "answer-assignments/<int:assignment_id>/answers/<int:answer_id>/",
+        answer_api.AnswerLabelsView.as_view(),
+        name="api-answer-labels",
+    ),
+    path(
         "campaigns/<slug:slug>/status/",
         dashboard_views.CampaignStatusView.as_view(),
         name="api-campaign-status",

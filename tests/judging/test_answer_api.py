@@ -72,3 +72,49 @@ def test_nuggets_are_imported_and_read_as_nuggetizer_records(organiser_client):
 def test_assessors_cannot_use_the_answer_api(assessor_client):
     campaign = make_answer_campaign()
     assert assessor_client.get(f"/api/campaigns/{campaign.slug}/nuggets/").status_code == 403
+
+
+def test_an_assessor_judges_answers_over_the_api(assessor_client, assessor, assessor2):
+    from judging import answer_services
+    from judging.models import AnswerJudgment
+
+    campaign = make_answer_campaign()
+    topic = campaign.topics.get(topic_id="1")
+    nuggets = make_nuggets(topic)
+    assignment = answer_services.answer_assignment_create(topic=topic, assessor=assessor)
+    listed = assessor_client.get("/api/answer-assignments/").json()
+    assert [(a["id"], a["topic_id"], a["task"]) for a in listed] == [
+        (assignment.pk, "1", "nuggets")
+    ]
+    nxt = assessor_client.get(f"/api/answer-assignments/{assignment.pk}/next/").json()
+    assert (nxt["position"], nxt["total"], nxt["nugget_list"]) == (1, 3, nuggets.pk)
+    assert "run" not in json.dumps({k: v for k, v in nxt.items() if k != "sentences"})
+    assert nxt["sentences"][1]["citations"] == [
+        {"reference": 1, "segment": "seg-1"},
+        {"reference": 2, "segment": "seg-2"},
+    ]
+    url = f"/api/answer-assignments/{assignment.pk}/answers/{nxt['answer']}/"
+    body = {"labels": ["support", "not_support"], "nugget_list": nuggets.pk, "seconds": 3}
+    for _ in range(2):
+        response = assessor_client.put(url, body, content_type="application/json")
+        assert response.status_code == 200
+    assert AnswerJudgment.objects.get().seconds == 6
+    bad = assessor_client.put(
+        url, {**body, "labels": ["maybe", "support"]}, content_type="application/json"
+    )
+    assert bad.status_code == 400
+    assert "'maybe' is not one of" in bad.json()["detail"]
+    assert AnswerJudgment.objects.get().labels == ["support", "not_support"]
+    nxt = assessor_client.get(f"/api/answer-assignments/{assignment.pk}/next/").json()
+    assert (nxt["position"], nxt["judged"]) == (2, 1)
+
+
+def test_another_assessors_answer_assignment_is_a_404(client, assessor, assessor2):
+    from judging import answer_services
+
+    campaign = make_answer_campaign()
+    assignment = answer_services.answer_assignment_create(
+        topic=campaign.topics.get(topic_id="1"), assessor=assessor
+    )
+    client.force_login(assessor2)
+    assert client.get(f"/api/answer-assignments/{assignment.pk}/next/").status_code == 404
