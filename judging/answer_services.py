@@ -181,7 +181,8 @@ def answer_judgment_undo(*, assignment: AnswerAssignment) -> AnswerJudgmentEvent
     removed, a revision put back), as an undo event; None when nothing is left."""
     with transaction.atomic():
         last = (
-            AnswerJudgmentEvent.objects.select_for_update()
+            # Lock only the event row: the reverted_by test is an outer join.
+            AnswerJudgmentEvent.objects.select_for_update(of=("self",))
             .filter(
                 assessor=assignment.assessor,
                 task=assignment.task,
