@@ -213,9 +213,9 @@ class NextAnswerView(APIView):
             204: OpenApiResponse(description="Every answer is judged or set aside."),
         }
     )
-    def get(self, request: Request, assignment_id: int) -> Response:
+    def get(self, request: Request, answer_assignment_id: int) -> Response:
         """The first answer of the assignment not yet judged, with what to label."""
-        assignment = _answer_assignment_for(request, assignment_id)
+        assignment = _answer_assignment_for(request, answer_assignment_id)
         queue = answer_selectors.answer_queue(assignment)
         position = queue.next_unjudged()
         if position is None:
@@ -262,9 +262,9 @@ class AnswerLabelsView(APIView):
             400: OpenApiResponse(description="Labels rejected; nothing saved."),
         },
     )
-    def put(self, request: Request, assignment_id: int, answer_id: int) -> Response:
+    def put(self, request: Request, answer_assignment_id: int, answer_id: int) -> Response:
         """Set the labels of one answer of the assignment. Repeating it changes nothing."""
-        assignment = _answer_assignment_for(request, assignment_id)
+        assignment = _answer_assignment_for(request, answer_assignment_id)
         answer = get_object_or_404(Answer, pk=answer_id, topic=assignment.topic)
         payload = AnswerLabelsSerializer(data=request.data)
         payload.is_valid(raise_exception=True)

@@ -15,12 +15,12 @@ urlpatterns = [
         name="api-answer-assignments",
     ),
     path(
-        "answer-assignments/<int:assignment_id>/next/",
+        "answer-assignments/<int:answer_assignment_id>/next/",
         answer_api.NextAnswerView.as_view(),
         name="api-answer-assignment-next",
     ),
     path(
-        "answer-assignments/<int:assignment_id>/answers/<int:answer_id>/",
+        "answer-assignments/<int:answer_assignment_id>/answers/<int:answer_id>/",
         answer_api.AnswerLabelsView.as_view(),
         name="api-answer-labels",
     ),
