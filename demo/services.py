@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
+from demo import answer_content
 from demo import content as demo_content
+from judging import answer_services
 from judging import services as judging_services
+from judging.core.nugget_files import NuggetText
 from judging.core.overlap import OverlapSpec
+from pooling import answer_services as answer_run_services
 from pooling import services as pooling_services
 from pooling.core.spec import PoolSpec, parse_strata
-from pooling.models import Campaign, Pool
+from pooling.models import Answer, Campaign, Pool
 from workbench.roles import ORGANISER_GROUP
 
 DEMO_SLUG = "demo"
+DEMO_ANSWERS_SLUG = "demo-answers"
 # Printed by `load_demo` and in the README: these accounts are for a local demo only.
 DEMO_USERS = {
     "organiser": "demo-organiser",
@@ -43,6 +49,7 @@ class DemoSummary:
     users: dict[str, str]
     new_runs: int
     pool: Pool
+    answers: Campaign
 
 
 @transaction.atomic
@@ -77,7 +84,8 @@ def demo_load() -> DemoSummary:
             campaign=campaign, uploads=uploads, uploaded_by=users["organiser"]
         )
     pool = campaign.pools.order_by("pk").first() or _demo_pool(campaign, users)
-    return DemoSummary(campaign, dict(DEMO_USERS), len(uploads), pool)
+    answers = Campaign.objects.filter(slug=DEMO_ANSWERS_SLUG).first() or _demo_answers(users)
+    return DemoSummary(campaign, dict(DEMO_USERS), len(uploads), pool, answers)
 
 
 def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:
@@ -94,6 +102,77 @@ def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:
     assessors = [users[username] for username in DEMO_PRIMARY]
     judging_services.overlap_assign(pool=pool, spec=DEMO_OVERLAP, assessors=assessors)
     return pool
+
+
+def _demo_answers(users: dict[str, User]) -> Campaign:
+    """The generated-answers campaign: topics, the cited segments, three runs of
+    answers, nuggets, assignments, and some of it judged."""
+    campaign = pooling_services.campaign_create(
+        name="Demo: generated answers",
+        slug=DEMO_ANSWERS_SLUG,
+        description="Three RAG runs answer three of the health questions; assessors judge "
+        "the answers by nuggets and their citations' support.",
+        task_kind="answers",
+        created_by=users["organiser"],
+    )
+    topics = [
+        line
+        for line in demo_content.topics_jsonl().decode().splitlines()
+        if json.loads(line)["topic_id"] in answer_content.ANSWER_TOPICS
+    ]
+    pooling_services.topics_import(
+        campaign=campaign, data="\n".join(topics).encode(), name="demo-topics.jsonl"
+    )
+    segments = [
+        json.dumps({"docno": d.docno, "title": d.title, "text": d.text})
+        for d in answer_content.cited_documents()
+    ]
+    pooling_services.documents_import(
+        campaign=campaign, stream=io.BytesIO("\n".join(segments).encode()), name="segments.jsonl"
+    )
+    answer_run_services.answer_runs_import(
+        campaign=campaign,
+        data=answer_content.answers_jsonl(),
+        name="demo-answers.jsonl",
+        uploaded_by=users["organiser"],
+    )
+    for topic in campaign.topics.all():
+        answer_services.nugget_list_save(
+            topic=topic,
+            nuggets=[NuggetText(t, i) for i, t in answer_content.NUGGETS[topic.topic_id]],
+            created_by=users["organiser"],
+        )
+    work = {
+        ("1", "assessor1", "nuggets"),
+        ("2", "assessor1", "nuggets"),
+        ("3", "assessor2", "nuggets"),
+        ("1", "assessor2", "citations"),
+    }
+    assignments = {
+        (topic_id, task): answer_services.answer_assignment_create(
+            topic=campaign.topics.get(topic_id=topic_id),
+            assessor=users[username],
+            task=task,
+            seed=2024,
+        )
+        for topic_id, username, task in sorted(work)
+    }
+    # Topics 1 and 2 judged by nuggets; topic 1's first two answers by citation support.
+    for topic_id in ("1", "2"):
+        nuggets = assignments[(topic_id, "nuggets")]
+        size = len(answer_content.NUGGETS[topic_id])
+        for answer in Answer.objects.filter(topic=nuggets.topic).select_related("run"):
+            labels = [answer_content.nugget_label(answer.run.tag, n) for n in range(size)]
+            answer_services.answer_judgment_record(assignment=nuggets, answer=answer, labels=labels)
+    citations = assignments[("1", "citations")]
+    for answer_id in citations.answer_ids()[:2]:
+        answer = Answer.objects.get(pk=answer_id)
+        labels = [
+            ["full" if answer.run.tag != "demo-rag-poor" else "no"] * n
+            for n in answer_services.citation_counts(answer)
+        ]
+        answer_services.answer_judgment_record(assignment=citations, answer=answer, labels=labels)
+    return campaign
 
 
 def _demo_users() -> dict[str, User]:

@@ -1,8 +1,29 @@
 from django.urls import path
 
-from judging import api, dashboard_views, organiser_api
+from judging import answer_api, api, dashboard_views, organiser_api
 
 urlpatterns = [
+    path(
+        "campaigns/<slug:slug>/answer-runs/",
+        answer_api.AnswerRunsView.as_view(),
+        name="api-answer-runs",
+    ),
+    path("campaigns/<slug:slug>/nuggets/", answer_api.NuggetsView.as_view(), name="api-nuggets"),
+    path(
+        "answer-assignments/",
+        answer_api.AnswerAssignmentListView.as_view(),
+        name="api-answer-assignments",
+    ),
+    path(
+        "answer-assignments/<int:answer_assignment_id>/next/",
+        answer_api.NextAnswerView.as_view(),
+        name="api-answer-assignment-next",
+    ),
+    path(
+        "answer-assignments/<int:answer_assignment_id>/answers/<int:answer_id>/",
+        answer_api.AnswerLabelsView.as_view(),
+        name="api-answer-labels",
+    ),
     path(
         "campaigns/<slug:slug>/status/",
         dashboard_views.CampaignStatusView.as_view(),

@@ -103,3 +103,45 @@ class WorkChangeForm(forms.Form):
     """How many judgments a re-plan adds to the plan (negative: removes)."""
 
     change = forms.IntegerField(min_value=-(10**9), max_value=10**9)
+
+
+# --------------------------------------------------------------------------
+# Generated answers
+
+
+class GeneratedAnswersUploadForm(forms.Form):
+    """An answer file in the TREC 2024 RAG format (any number of runs)."""
+
+    file = forms.FileField(label="Answer file (JSONL)")
+    pool_cited = forms.BooleanField(
+        required=False,
+        label="Also store each run's cited segments as a ranked run, to pool them for "
+        "relevance judging",
+    )
+
+
+class NuggetsEditForm(forms.Form):
+    """A topic's nuggets, one a line: `vital: text` or `okay: text`, in order."""
+
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 14}), required=False, strip=False)
+    note = forms.CharField(required=False, max_length=200, label="What changed (optional)")
+
+
+class NuggetsImportForm(forms.Form):
+    file = forms.FileField(label="Nuggets (nuggetizer JSONL)")
+
+
+class AnswerAssignForm(forms.Form):
+    """Give an assessor topics' answers to judge."""
+
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
+    assessor = forms.ModelChoiceField(queryset=User.objects.none())
+    task = forms.ChoiceField(
+        choices=[("nuggets", "Nugget assignment"), ("citations", "Citation support")]
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, required=False, initial=0)
+
+    def __init__(self, *args: Any, topics: Any, assessors: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["topics"].queryset = topics
+        self.fields["assessor"].queryset = assessors

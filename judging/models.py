@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, models
 
-from pooling.models import Pool, PoolEntry, Topic
+from pooling.models import Answer, Pool, PoolEntry, Topic
 from workbench.core.id_limits import MAX_DOCNO
 
 
@@ -417,3 +417,208 @@ class DocumentNote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assessor} {self.topic.topic_id} {self.docno}: {self.cannot_judge or 'note'}"
+
+
+# --------------------------------------------------------------------------
+# Generated answers: nuggets, and the labels of answers (docs/answers.md)
+
+
+class NuggetList(models.Model):
+    """One version of a topic's nuggets. An edit makes the next version; the ones
+    before stay, so that every nugget judgment knows the list it was made against."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="nugget_lists")
+    version = models.PositiveIntegerField()
+    note = models.CharField(max_length=200, blank=True, help_text="What the edit changed.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["topic", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "version"], name="unique_nugget_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"nuggets of {self.topic.topic_id}, version {self.version}"
+
+
+class Nugget(models.Model):
+    VITAL = "vital"
+    OKAY = "okay"
+    IMPORTANCES = [(VITAL, "Vital"), (OKAY, "Okay")]
+    MAX_TEXT = 1000
+
+    nugget_list = models.ForeignKey(NuggetList, on_delete=models.CASCADE, related_name="nuggets")
+    position = models.PositiveIntegerField(help_text="1-based, the order assessors see.")
+    text = models.TextField(max_length=MAX_TEXT)
+    importance = models.CharField(max_length=5, choices=IMPORTANCES)
+
+    class Meta:
+        ordering = ["nugget_list", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["nugget_list", "position"], name="unique_nugget_position"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.text} ({self.importance})"
+
+
+class AnswerAssignment(models.Model):
+    """An assessor's work on one topic's generated answers: nugget assignment or
+    citation support. The answers come in an order shuffled by `seed`, and the
+    assessor never sees which run wrote one."""
+
+    NUGGETS = "nuggets"
+    CITATIONS = "citations"
+    TASKS = [(NUGGETS, "Nugget assignment"), (CITATIONS, "Citation support")]
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="answer_assignments")
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="answer_assignments"
+    )
+    task = models.CharField(max_length=10, choices=TASKS, default=NUGGETS)
+    seed = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["topic__position", "task", "assessor__username"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["topic", "task", "assessor"], name="unique_answer_assignment"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} on topic {self.topic.topic_id} ({self.task})"
+
+    def answer_ids(self) -> list[int]:
+        """The topic's answers in this assignment's order (1-based positions are
+        indices + 1): the ids sorted, then shuffled by the seed and the topic."""
+        from judging.core.answer_order import shuffled
+
+        ids = sorted(Answer.objects.filter(topic_id=self.topic_id).values_list("pk", flat=True))
+        return shuffled(ids, seed=self.seed, topic=self.topic.topic_id)
+
+    def judgments(self) -> models.QuerySet[AnswerJudgment]:
+        return AnswerJudgment.objects.filter(
+            assessor_id=self.assessor_id, task=self.task, answer__topic_id=self.topic_id
+        )
+
+    def notes(self) -> models.QuerySet[AnswerNote]:
+        return AnswerNote.objects.filter(
+            assessor_id=self.assessor_id, task=self.task, answer__topic_id=self.topic_id
+        )
+
+
+class AnswerJudgment(models.Model):
+    """One assessor's labels of one answer. Nuggets: a label per nugget of the list
+    version `nugget_list`, in its order (support, partial_support, not_support).
+    Citations: per sentence, a label per citation (full, partial, no)."""
+
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="answer_judgments"
+    )
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="judgments")
+    task = models.CharField(max_length=10, choices=AnswerAssignment.TASKS)
+    nugget_list = models.ForeignKey(
+        NuggetList, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments"
+    )
+    labels = models.JSONField()
+    seconds = models.FloatField(default=0.0, help_text="Active time spent, summed over visits.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assessor", "answer", "task"], name="unique_answer_judgment"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} {self.answer_id} {self.task}"
+
+
+class AnswerJudgmentEvent(models.Model):
+    """The append-only audit log of answer judgments (as `JudgmentEvent` for documents)."""
+
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="answer_judgment_events"
+    )
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+    task = models.CharField(max_length=10, choices=AnswerAssignment.TASKS)
+    action = models.CharField(max_length=10, choices=JudgmentEvent.ACTIONS)
+    nugget_list = models.ForeignKey(
+        NuggetList, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    old = models.JSONField(null=True)
+    new = models.JSONField(null=True)
+    seconds = models.FloatField(default=0.0)
+    reverts = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reverted_by"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [
+            models.Index(fields=["assessor", "task", "-id"], name="answer_event_assessor"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.assessor} {self.action} {self.answer_id}"
+
+
+class AnswerNote(models.Model):
+    """An assessor's note on an answer, and why she cannot judge it when she cannot."""
+
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="answer_notes"
+    )
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="notes")
+    task = models.CharField(max_length=10, choices=AnswerAssignment.TASKS)
+    text = models.TextField(blank=True, max_length=DocumentNote.MAX_TEXT)
+    cannot_judge = models.CharField(max_length=20, choices=DocumentNote.REASONS, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assessor", "answer", "task"], name="unique_answer_note"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} {self.answer_id}: {self.cannot_judge or 'note'}"
+
+
+class AnswerAdjudication(models.Model):
+    """The final labels of an answer its assessors disagree on (nuggets: against the
+    nugget version they judged), with who decided and why. It counts in the scores
+    in place of any assessor's labels."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="adjudications")
+    task = models.CharField(max_length=10, choices=AnswerAssignment.TASKS)
+    nugget_list = models.ForeignKey(
+        NuggetList, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    labels = models.JSONField()
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "task"], name="unique_answer_adjudication")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.answer_id} {self.task} adjudicated"

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from judging import dashboard_views, organiser_views, views
+from judging import answer_organiser_views, answer_views, dashboard_views, organiser_views, views
 from workbench.converters import DocnoConverter
 
 register_converter(DocnoConverter, "docno")
@@ -17,6 +17,70 @@ urlpatterns = [
         "a/<int:assignment_id>/judged/<path:docno>/",
         views.judge_document,
         name="judge_document",
+    ),
+    path(
+        "answers/a/<int:assignment_id>/", answer_views.answer_judge_next, name="answer_judge_next"
+    ),
+    path(
+        "answers/a/<int:assignment_id>/<int:position>/",
+        answer_views.answer_judge,
+        name="answer_judge",
+    ),
+    path(
+        "answers/a/<int:assignment_id>/<int:position>/cannot/",
+        answer_views.answer_cannot,
+        name="answer_cannot",
+    ),
+    path("answers/a/<int:assignment_id>/undo/", answer_views.answer_undo, name="answer_undo"),
+    path(
+        "campaigns/<slug:slug>/answers/",
+        answer_organiser_views.answers_campaign,
+        name="answers_campaign",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/upload/",
+        answer_organiser_views.answers_upload,
+        name="answers_upload",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/runs/<int:run_id>/delete/",
+        answer_organiser_views.answer_run_delete,
+        name="answer_run_delete",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/agreement/",
+        answer_organiser_views.answers_agreement,
+        name="answers_agreement",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/adjudication/",
+        answer_organiser_views.answers_adjudication,
+        name="answers_adjudication",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/adjudicate/<int:answer_id>/",
+        answer_organiser_views.answer_adjudicate,
+        name="answer_adjudicate",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/assign/",
+        answer_organiser_views.answer_assign,
+        name="answer_assign",
+    ),
+    path(
+        "campaigns/<slug:slug>/nuggets/import/",
+        answer_organiser_views.nuggets_import,
+        name="nuggets_import",
+    ),
+    path(
+        "campaigns/<slug:slug>/nuggets/export/",
+        answer_organiser_views.nuggets_export,
+        name="nuggets_export",
+    ),
+    path(
+        "campaigns/<slug:slug>/nuggets/<int:topic_id>/",
+        answer_organiser_views.nuggets_edit,
+        name="nuggets_edit",
     ),
     path(
         "pools/<int:pool_id>/assignments/",

@@ -49,7 +49,12 @@ def assessor_home(request: HttpRequest) -> HttpResponse:
         .order_by("pool__campaign__name", "pool__created_at", "topic__position")
         .list_with_progress()
     )
-    return render(request, "judging/assessor_home.html", {"assignments": assignments})
+    answer_assignments = request.user.answer_assignments.select_related("topic__campaign")
+    return render(
+        request,
+        "judging/assessor_home.html",
+        {"assignments": assignments, "answer_assignments": answer_assignments},
+    )
 
 
 @login_required

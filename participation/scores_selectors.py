@@ -15,7 +15,9 @@ from django.http import Http404
 from pooling.models import Team
 from scoring import release_selectors
 from scoring.core.analysis.leaderboard import Leaderboard
-from scoring.models import Release
+from scoring.core.tasks.citations import MEASURES as CITATION_MEASURES
+from scoring.core.tasks.nuggets import MEASURES as NUGGET_MEASURES
+from scoring.models import AnswerScoresRelease, Release
 from scoring.selectors import PoolScores, ScoringError
 
 
@@ -110,4 +112,27 @@ def release_record(release: Release) -> dict[str, Any]:
         "leaderboard_options": release.leaderboard_options,
         "labels": release.label_policy.get("labels"),
         "judged_topics": release.judged_topics,
+    }
+
+
+def team_answer_scores(team: Team, release: AnswerScoresRelease) -> dict[str, Any]:
+    """The team's own runs' rows of a release of answer scores, nothing of the others'
+    (each row with its `values` in the order of `measures`)."""
+    own = set(team.answer_runs.values_list("tag", flat=True))
+    nuggets, citations = release.nuggets, release.citations
+    unjudged = nuggets.get("unjudged", {})
+
+    def rows(records: list[dict[str, Any]], measures: tuple[str, ...]) -> list[dict[str, Any]]:
+        return [
+            {**row, "unjudged": unjudged.get(row["run"], 0), "values": [row[m] for m in measures]}
+            for row in records
+            if row["run"] in own
+        ]
+
+    return {
+        "measures": NUGGET_MEASURES,
+        "runs": rows(nuggets["runs"], NUGGET_MEASURES),
+        "per_topic": rows(nuggets["per_topic"], NUGGET_MEASURES),
+        "support_measures": CITATION_MEASURES,
+        "support_runs": rows(citations["runs"], CITATION_MEASURES),
     }

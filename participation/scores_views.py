@@ -13,6 +13,7 @@ from participation.scores_selectors import (
     NoRunToScore,
     ScoresNotReleased,
     public_leaderboard,
+    team_answer_scores,
     team_release,
     team_releases,
     team_scores,
@@ -110,3 +111,16 @@ def team_leaderboard_page(request: HttpRequest, team_id: int) -> HttpResponse:
         "confidence": f"{100 * (1 - board.options.alpha):g}",
     }
     return render(request, "participation/team_leaderboard.html", context)
+
+
+@login_required
+def team_answer_scores_page(request: HttpRequest, team_id: int) -> HttpResponse:
+    """The team's runs of answers as scored in the newest release (403 before one)."""
+    team = team_for_member_or_404(request.user, team_id)
+    release = team.campaign.answer_scores_releases.order_by("-version").first()
+    context: dict[str, Any] = {"team": team, "campaign": team.campaign, "release": release}
+    if release is None:
+        context["notice"] = "The organiser has not released the scores yet."
+        return render(request, "participation/team_answer_scores.html", context, status=403)
+    context |= team_answer_scores(team, release)
+    return render(request, "participation/team_answer_scores.html", context)

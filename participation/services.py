@@ -17,9 +17,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from pooling import services
+from pooling import answer_services, services
 from pooling.errors import SubmissionRefused, TeamError
-from pooling.models import Campaign, Run, Team
+from pooling.models import AnswerRun, Campaign, Run, Team
 from pooling.services import RunUpload
 from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError
@@ -172,6 +172,43 @@ def team_run_submit(*, team: Team, upload: RunUpload, uploaded_by: Any = None) -
             f"{upload.name} is not accepted; send it again."
         ) from None
     return run
+
+
+def team_answers_submit(
+    *, team: Team, name: str, data: bytes, uploaded_by: Any = None
+) -> list[AnswerRun]:
+    """Check and store a file of the team's generated answers (one or more runs), as
+    `team_run_submit` does for ranked runs: refused after the deadline unless the
+    organiser accepted late runs (each run of the file uses one), or past the most
+    runs a team may send; InputError for any problem of the file. Nothing is stored
+    when refused."""
+    with transaction.atomic():
+        team = Team.objects.select_for_update().select_related("campaign").get(pk=team.pk)
+        campaign = team.campaign
+        late = not submissions_open(campaign)
+        if late and not team.late_runs_accepted:
+            raise SubmissionRefused(
+                f"the submission deadline ({deadline_text(campaign)}) has passed: "
+                f"{name} is not accepted. Ask the organiser to accept a late run."
+            )
+        runs = answer_services.answer_runs_import(
+            campaign=campaign, data=data, name=name, uploaded_by=uploaded_by, team=team
+        )
+        held, limit = team.answer_runs.count(), campaign.max_runs_per_team
+        if limit is not None and held > limit:
+            raise SubmissionRefused(
+                f"team {team.name} would have {held} run(s), more than the {limit} "
+                f"{campaign.name} takes from one team: {name} is not accepted."
+            )
+        if late:
+            if len(runs) > team.late_runs_accepted:
+                raise SubmissionRefused(
+                    f"{name} holds {len(runs)} runs; the organiser accepted "
+                    f"{team.late_runs_accepted} late run(s) from team {team.name}."
+                )
+            team.late_runs_accepted -= len(runs)
+            team.save(update_fields=["late_runs_accepted"])
+    return runs
 
 
 def team_run_precedence_set(*, team: Team, order: Sequence[str]) -> list[Run]:

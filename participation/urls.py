@@ -10,11 +10,17 @@ urlpatterns = [
     path("", team_views.team_home, name="team_home"),
     path("<int:team_id>/", team_views.team_detail, name="team_detail"),
     path("<int:team_id>/runs/", team_views.team_run_upload, name="team_run_upload"),
+    path("<int:team_id>/answers/", team_views.team_answers_upload, name="team_answers_upload"),
     path("<int:team_id>/precedence/", team_views.team_precedence, name="team_precedence"),
     path(
         "<int:team_id>/runs/<int:run_id>/withdraw/",
         team_views.team_run_withdraw,
         name="team_run_withdraw",
+    ),
+    path(
+        "<int:team_id>/answer-scores/",
+        scores_views.team_answer_scores_page,
+        name="team_answer_scores",
     ),
     path("<int:team_id>/scores/", scores_views.team_scores_page, name="team_scores"),
     path(

@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -186,6 +187,7 @@ def _team_page(
         "refused": refused,
         "precedence_form": precedence_form or PrecedenceForm(runs=runs),
         "releases": team_releases(team),
+        "answer_runs": team.answer_runs.annotate(n_answers=Count("answers")).order_by("tag"),
     }
     return render(request, "participation/team_detail.html", context, status=status)
 
@@ -221,6 +223,34 @@ def team_run_upload(request: HttpRequest, team_id: int) -> HttpResponse:
     late = " after the deadline, accepted late" if run.late else ""
     messages.success(
         request, f"Run {run.tag} stored{late}: precedence {run.precedence}, {run.line_count} lines."
+    )
+    return redirect("teams:team_detail", team_id=team.pk)
+
+
+@login_required
+@require_POST
+def team_answers_upload(request: HttpRequest, team_id: int) -> HttpResponse:
+    """Check and store a file of the team's generated answers, or show why not."""
+    team = team_selectors.team_for_member_or_404(request.user, team_id)
+    too_large = uploads.refused(request)
+    form = TeamRunUploadForm(request.POST, request.FILES)
+    if too_large:
+        form.is_valid()
+        form.add_error(None, uploads.limit_message(too_large))
+        return _team_page(request, team, upload_form=form, status=413)
+    if not form.is_valid():
+        return _team_page(request, team, upload_form=form, status=400)
+    file = form.cleaned_data["file"]
+    try:
+        runs = team_services.team_answers_submit(
+            team=team, name=file.name, data=file.read(), uploaded_by=request.user
+        )
+    except SubmissionRefused as error:
+        return _team_page(request, team, upload_form=form, refused=str(error), status=400)
+    except InputError as error:
+        return _team_page(request, team, upload_form=form, upload_error=error, status=400)
+    messages.success(
+        request, f"Stored {len(runs)} run(s) of answers: " + ", ".join(r.tag for r in runs)
     )
     return redirect("teams:team_detail", team_id=team.pk)
 

@@ -52,6 +52,7 @@ class TaskKind(models.TextChoices):
     RANKED = "ranked", "Ranked retrieval"
     CODIESP = "codiesp", "CodiEsp clinical coding"
     SCIFACT = "scifact", "SciFact claim verification"
+    ANSWERS = "answers", "Generated answers (RAG)"
 
 
 class Campaign(models.Model):
@@ -72,7 +73,8 @@ class Campaign(models.Model):
         choices=TaskKind.choices,
         default=TaskKind.RANKED,
         help_text="Ranked retrieval: runs, pools and judging. CodiEsp or SciFact: "
-        "submissions scored against a gold file by the task's official rules.",
+        "submissions scored against a gold file by the task's official rules. Generated "
+        "answers: RAG answers judged by nuggets and citation support.",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -99,8 +101,13 @@ class Campaign(models.Model):
 
     @property
     def is_task(self) -> bool:
-        """A CodiEsp or SciFact campaign, not ranked retrieval."""
-        return self.task_kind != TaskKind.RANKED
+        """A CodiEsp or SciFact campaign: a gold file and submissions scored by its rules."""
+        return self.task_kind in (TaskKind.CODIESP, TaskKind.SCIFACT)
+
+    @property
+    def is_answers(self) -> bool:
+        """A generated-answers campaign: answer runs judged by nuggets and citation support."""
+        return self.task_kind == TaskKind.ANSWERS
 
     @property
     def schema(self) -> LabelSchema:
@@ -367,3 +374,82 @@ class BudgetOverrun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign.slug}: {self.action} ({self.cost} > {self.remaining} left)"
+
+
+class AnswerRun(models.Model):
+    """A run of generated answers (the TREC 2024 RAG track's format), one answer a topic.
+
+    Read by `pooling.core.answer_files`; a team's run (null: the organiser's upload).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="answer_runs")
+    tag = models.CharField(max_length=MAX_RUN_TAG, validators=[NoControlCharacters("run tag")])
+    team = models.ForeignKey(
+        Team, null=True, blank=True, on_delete=models.PROTECT, related_name="answer_runs"
+    )
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["campaign", "tag"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "tag"], name="unique_answer_run_tag"),
+        ]
+
+    def __str__(self) -> str:
+        return self.tag
+
+
+class Answer(models.Model):
+    """One run's answer to one topic: its references (segment ids) and its sentences."""
+
+    run = models.ForeignKey(AnswerRun, on_delete=models.CASCADE, related_name="answers")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="generated_answers")
+    topic_text = models.TextField(blank=True, help_text="The `topic` the file gave, as given.")
+    references = models.JSONField(default=list, help_text="Segment ids, cited by index.")
+    response_length = models.PositiveIntegerField()
+    line = models.PositiveIntegerField(help_text="Its line in the uploaded file.")
+
+    class Meta:
+        ordering = ["run", "topic__position"]
+        constraints = [models.UniqueConstraint(fields=["run", "topic"], name="unique_run_answer")]
+
+    def __str__(self) -> str:
+        return f"{self.run.tag} on {self.topic.topic_id}"
+
+
+class AnswerSentence(models.Model):
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sentences")
+    position = models.PositiveIntegerField(help_text="0-based, its index in the answer.")
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["answer", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "position"], name="unique_answer_sentence")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.answer}: sentence {self.position}"
+
+
+class Citation(models.Model):
+    """One citation of a sentence: an index into the answer's references, and its segment."""
+
+    sentence = models.ForeignKey(AnswerSentence, on_delete=models.CASCADE, related_name="citations")
+    position = models.PositiveIntegerField(help_text="0-based, its place in the sentence.")
+    reference = models.PositiveIntegerField(help_text="Index into the answer's references.")
+    segment = models.CharField(max_length=MAX_DOCNO)
+
+    class Meta:
+        ordering = ["sentence", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["sentence", "position"], name="unique_citation")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sentence} cites {self.segment}"

@@ -61,6 +61,7 @@ def campaign_task_kind_lock(campaign: Campaign) -> str:
     """
     what = [
         (campaign.runs.count(), "run"),
+        (campaign.answer_runs.count(), "answer run"),
         (campaign.task_golds.count(), "gold file"),
         (campaign.task_submissions.count(), "submission"),
     ]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import api, release_api, task_api
+from scoring import answer_api, api, release_api, task_api
 
 urlpatterns = [
     path(
@@ -48,6 +48,16 @@ urlpatterns = [
         "pools/<int:pool_id>/releases/<int:version>/files/<str:name>",
         release_api.PoolReleaseFileView.as_view(),
         name="api-pool-release-file",
+    ),
+    path(
+        "campaigns/<slug:slug>/nugget-scores/",
+        answer_api.NuggetScoresView.as_view(),
+        name="api-nugget-scores",
+    ),
+    path(
+        "campaigns/<slug:slug>/citation-scores/",
+        answer_api.CitationScoresView.as_view(),
+        name="api-citation-scores",
     ),
     path("campaigns/<slug:slug>/gold/", task_api.TaskGoldView.as_view(), name="api-task-gold"),
     path(

@@ -171,3 +171,33 @@ class ReleaseWithdrawal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.release} withdrawn"
+
+
+class AnswerScoresRelease(models.Model):
+    """A generated-answers campaign's scores as released to its teams: written once
+    (`answer_services.answer_scores_release`) and never changed; the next is a new
+    version. `nuggets` is `nugget_scores --format json` with `unjudged`; `citations`
+    the citation support scores, as the API gives them."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="answer_scores_releases"
+    )
+    version = models.PositiveIntegerField()
+    nuggets = models.JSONField()
+    citations = models.JSONField()
+    reason = models.TextField(blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    released_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "version"], name="unique_answer_scores_release"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"answer scores release {self.version} of {self.campaign.slug}"

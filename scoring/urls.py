@@ -1,9 +1,38 @@
 from django.urls import path
 
-from scoring import leaderboard_views, release_views, reusability_views, task_views, views
+from scoring import (
+    answer_leaderboard_views,
+    answer_views,
+    leaderboard_views,
+    release_views,
+    reusability_views,
+    task_views,
+    views,
+)
 
 app_name = "scoring"
 urlpatterns = [
+    path("answers/<slug:slug>/", answer_views.answer_scores, name="answer_scores"),
+    path(
+        "answers/<slug:slug>/leaderboard/",
+        answer_leaderboard_views.answer_leaderboard,
+        name="answer_leaderboard",
+    ),
+    path(
+        "answers/<slug:slug>/leaderboard/plots/<str:kind>/",
+        answer_leaderboard_views.answer_leaderboard_plot,
+        name="answer_leaderboard_plot",
+    ),
+    path(
+        "answers/<slug:slug>/release/",
+        answer_views.answer_scores_release,
+        name="answer_scores_release",
+    ),
+    path(
+        "answers/<slug:slug>/export/<str:fmt>/",
+        answer_views.answer_scores_export,
+        name="answer_scores_export",
+    ),
     path("pools/<int:pool_id>/", views.pool_scores, name="pool_scores"),
     path(
         "pools/<int:pool_id>/leaderboard/",

@@ -376,3 +376,54 @@ def make_release(pool, *, measure: str = "map", reason: str = "", released_by=No
     return scoring_services.release_create(
         pool=pool, measure=measure, reason=reason, released_by=released_by, **options
     )
+
+
+def answer_line(run: str, topic: str, sentences: list[tuple[str, list[int]]], refs=None) -> str:
+    """One line of a TREC 2024 RAG answer file; `refs` default to seg-0..seg-4."""
+    import json
+
+    from pooling.core.answer_files import response_words
+
+    references = refs if refs is not None else [f"seg-{i}" for i in range(5)]
+    return json.dumps(
+        {
+            "run_id": run,
+            "topic_id": topic,
+            "topic": f"question {topic}",
+            "references": references,
+            "response_length": response_words(text for text, _ in sentences),
+            "answer": [{"text": text, "citations": cited} for text, cited in sentences],
+        }
+    )
+
+
+def answer_file(runs: Iterable[str] = ("run-a", "run-b", "run-c"), topics=("1", "2")) -> bytes:
+    """Answers of each run to each topic: two sentences, citing segments 0 and 1, 2."""
+    lines = [
+        answer_line(run, topic, [(f"{run} says one thing.", [0]), ("And another.", [1, 2])])
+        for run in runs
+        for topic in topics
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def make_answer_campaign(slug: str = "rag", *, topics=("1", "2"), runs=("run-a", "run-b", "run-c")):
+    """An answers campaign with topics, the segments' texts and each run's answers."""
+    from pooling import answer_services
+
+    campaign = make_campaign(slug, topics=topics, task_kind="answers")
+    make_documents(campaign, [f"seg-{i}" for i in range(5)])
+    if runs:
+        answer_services.answer_runs_import(
+            campaign=campaign, data=answer_file(runs, topics), name="answers.jsonl"
+        )
+    return campaign
+
+
+def make_nuggets(topic, nuggets=(("vital", "First fact"), ("okay", "Second fact"))):
+    from judging import answer_services
+    from judging.core.nugget_files import NuggetText
+
+    return answer_services.nugget_list_save(
+        topic=topic, nuggets=[NuggetText(text, importance) for importance, text in nuggets]
+    )

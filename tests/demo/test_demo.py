@@ -101,3 +101,22 @@ def test_demo_has_a_pool_ready_to_judge_with_overlap():
     for assignment in overlap:
         assert all(entry.sampled for entry in assignment.queue())
     assert OverlapItem.objects.count() > 0
+
+
+def test_the_demo_has_a_generated_answers_campaign_with_scores():
+    from judging.models import AnswerAssignment, AnswerJudgment, NuggetList
+    from pooling.models import AnswerRun
+    from scoring.answer_selectors import nugget_scores
+
+    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", stdout=io.StringIO())  # a second load changes nothing
+    campaign = Campaign.objects.get(slug="demo-answers")
+    assert campaign.is_answers
+    assert campaign.topics.count() == 3
+    assert AnswerRun.objects.filter(campaign=campaign).count() == 3
+    assert NuggetList.objects.filter(topic__campaign=campaign).count() == 3
+    assert AnswerAssignment.objects.filter(topic__campaign=campaign).count() == 4
+    assert AnswerJudgment.objects.filter(task="nuggets").count() == 6
+    assert AnswerJudgment.objects.filter(task="citations").count() == 2
+    runs = {run.run: run.scores["all"] for run in nugget_scores(campaign).result.runs}
+    assert runs["demo-rag-good"] > runs["demo-rag-mid"] > runs["demo-rag-poor"]

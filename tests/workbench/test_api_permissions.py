@@ -16,13 +16,16 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from judging import answer_services
 from judging import services as judging_services
 from pooling import services as pooling_services
 from pooling.core.spec import PoolSpec
 from tests.helpers import (
     CODIESP_RUN,
+    make_answer_campaign,
     make_campaign,
     make_documents,
+    make_nuggets,
     make_release,
     make_run,
     make_submission,
@@ -124,6 +127,21 @@ CALLS = [
     Call("delete", "/api/campaigns/{task}/submissions/{submission_id}/", ORGANISERS, 204),
     Call("get", "/api/campaigns/{task}/scores/{subtask}/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{task}/scores/{subtask}/", ORGANISERS, 200),  # small: no job
+    Call("get", "/api/campaigns/{answers}/answer-runs/", ORGANISERS, 200),
+    Call("post", "/api/campaigns/{answers}/answer-runs/", ORGANISERS, 400, multipart=True),
+    Call("get", "/api/campaigns/{answers}/nuggets/", ORGANISERS, 200),
+    Call("post", "/api/campaigns/{answers}/nuggets/", ORGANISERS, 400, multipart=True),
+    Call("get", "/api/campaigns/{answers}/nugget-scores/", ORGANISERS, 200),
+    Call("get", "/api/campaigns/{answers}/citation-scores/", ORGANISERS, 200),
+    Call("get", "/api/answer-assignments/", ASSESSORS, 200, assessor=200),
+    Call("get", "/api/answer-assignments/{answer_assignment_id}/next/", ASSESSORS, 404, 200),
+    Call(
+        "put",
+        "/api/answer-assignments/{answer_assignment_id}/answers/{answer_id}/",
+        ASSESSORS,
+        404,
+        400,
+    ),
     Call("get", "/api/assignments/", ASSESSORS, 200, assessor=200),
     Call("get", "/api/assignments/{assignment_id}/next/", ASSESSORS, 404, assessor=200),
     Call("get", "/api/assignments/{assignment_id}/judgments/", ASSESSORS, 404, assessor=200),
@@ -167,7 +185,16 @@ def world(organiser, assessor, participant) -> dict[str, object]:
     job = Job.objects.create(kind="pooling.jobs.pool_build", title="t", created_by=assessor)
     team = make_team(campaign, "uni-x", members=[participant])
     release = make_release(pool)
+    answers = make_answer_campaign("rag-world", topics=("1",))
+    answer_topic = answers.topics.get()
+    make_nuggets(answer_topic)
+    answer_assignment = answer_services.answer_assignment_create(
+        topic=answer_topic, assessor=assessor
+    )
     return {
+        "answers": answers.slug,
+        "answer_assignment_id": answer_assignment.pk,
+        "answer_id": answer_topic.generated_answers.first().pk,
         "slug": campaign.slug,
         "topic_id": "301",
         "docno": "d2",
@@ -213,7 +240,7 @@ def test_who_may_call(entry: Call, world, organiser, assessor, participant):
     client.force_authenticate(participant)
     response = call(client, entry, world)
     # A participant is neither an organiser nor an assessor: no assignment is theirs.
-    expected = {ORGANISERS: 403, ASSESSORS: 404 if "{assignment_id}" in entry.path else 200}
+    expected = {ORGANISERS: 403, ASSESSORS: 404 if "assignment_id}" in entry.path else 200}
     assert response.status_code == expected.get(entry.who, entry.participant), response.content[
         :300
     ]
@@ -227,7 +254,9 @@ def test_the_table_covers_every_operation_of_the_schema(organiser_client):
         for method in item
         if method in ("get", "post", "put", "patch", "delete")
     }
-    table = {(c.method, c.path.replace("{task}", "{slug}")) for c in CALLS}
+    table = {
+        (c.method, c.path.replace("{task}", "{slug}").replace("{answers}", "{slug}")) for c in CALLS
+    }
     assert table == operations
 
 

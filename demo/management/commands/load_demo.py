@@ -18,6 +18,11 @@ class Command(WorkbenchCommand):
             f"Pool {pool.pk} ({pool.name}): {pool.entries.filter(sampled=True).count()} documents "
             f"to judge; topics 1-3 for assessor1, 4-5 for assessor2, 20% judged by both."
         )
+        answers = summary.answers
+        self.stdout.write(
+            f"Demo campaign '{answers.slug}': {answers.answer_runs.count()} runs of generated "
+            f"answers to {answers.topics.count()} topics, with nuggets; topics 1-2 judged."
+        )
         self.stdout.write("Demo logins (local use only):")
         for username, password in summary.users.items():
             self.stdout.write(f"  {username:<10} password: {password}")
