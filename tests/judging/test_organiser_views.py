@@ -81,6 +81,8 @@ def test_overlap_with_none_ticked_goes_to_the_pools_assessors_only(organiser_cli
     fields = {"k": "2", "fraction": "0.1", "seed": "0"}
     page = organiser_client.get(url, fields).content.decode()
     assert "none ticked: this pool's assessors, ann, ben" in page
+    # dora judges for another campaign and is offered: the hint says so, not the opposite.
+    assert "this campaign's or another's" in page
     offered = set(re.findall(r'name="assessors" value="\d+"> (\w+)', page))
     assert offered == {"ann", "ben", "cat", "dora"}
     organiser_client.post(url, fields)
@@ -89,6 +91,7 @@ def test_overlap_with_none_ticked_goes_to_the_pools_assessors_only(organiser_cli
     assign_page = organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk]))
     offered = re.findall(r'name="assessors" value="\d+"> (\w+)', assign_page.content.decode())
     assert offered == ["ann", "ben", "cat", "dora"]
+    assert "this campaign's or another's" in assign_page.content.decode()
 
 
 def test_overlap_preview_keeps_the_ticked_assessors_and_topics(organiser_client, pool):
