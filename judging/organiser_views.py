@@ -169,6 +169,12 @@ def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
     except (OverlapPlanError, services.AssignmentError) as error:
         context["error"] = str(error)
     if "plan" in context:
+        # The topics in the campaign's order, as every other page lists them (the
+        # cost counts them in string order: 1037798 before 19335).
+        per_topic = context["plan"].cost.per_topic
+        context["topic_costs"] = [
+            (t.topic_id, per_topic[t.topic_id]) for t in topics if t.topic_id in per_topic
+        ]
         extra, state = context["plan"].cost.total, context["budget_state"]
         context["over_by"] = state.over_by(extra)
         # What "fits" means: the work the campaign's plan still needs, these included.

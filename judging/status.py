@@ -263,8 +263,9 @@ def set_aside_documents(campaign: Campaign) -> list[SetAside]:
 
 def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
     """Per topic, over the entries of the current plan: documents pooled, drawn to
-    judge, judged among those, and judged relevant by anyone. A document in two
-    pools counts once, drawn if either pool draws it.
+    judge, judged among those, and judged relevant by anyone among those (a judged
+    document a re-plan left undrawn counts in neither, so Relevant never exceeds
+    Judged). A document in two pools counts once, drawn if either pool draws it.
 
     One grouped statement: the ORM's form (a count distinct over correlated
     EXISTS per entry) took 0.5-0.9 s on a 100,000-entry pool; joining the
@@ -292,7 +293,7 @@ def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
         )
         SELECT t.topic_id, COUNT(*), SUM(plan.drawn),
                SUM(CASE WHEN judged.docno IS NULL THEN 0 ELSE plan.drawn END),
-               SUM(COALESCE(judged.relevant, 0))
+               SUM(COALESCE(judged.relevant, 0) * plan.drawn)
         FROM plan
         JOIN {topic} t ON t.id = plan.topic_id
         LEFT JOIN judged ON judged.topic_id = plan.topic_id AND judged.docno = plan.docno

@@ -222,7 +222,8 @@ def team_run_upload(request: HttpRequest, team_id: int) -> HttpResponse:
         return _team_page(request, team, upload_form=form, upload_error=error, status=400)
     late = " after the deadline, accepted late" if run.late else ""
     messages.success(
-        request, f"Run {run.tag} stored{late}: precedence {run.precedence}, {run.line_count} lines."
+        request,
+        f"Run {run.tag} stored{late}: precedence {run.precedence}, {run.line_count:,} lines.",
     )
     return redirect("teams:team_detail", team_id=team.pk)
 

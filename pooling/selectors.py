@@ -318,16 +318,19 @@ def _entries_without_text(
     and "ask the organiser".
 
     Two queries, as each is answered from an index: an anti-join on the documents'
-    unique (campaign, docno) index, and a join on the small partial index of empty
-    texts (`document_without_text`). Their OR in one statement is planned as a
-    correlated scan costly enough for PostgreSQL's JIT (a second on the dashboard,
-    which asks on every refresh: bench_dashboard)."""
+    unique (campaign, docno) index, and a semi-join on the few docnos of the small
+    partial index of empty texts (`document_without_text`), as `IN (...)`: as a
+    correlated EXISTS, SQLite probed it once per entry (0.56 s of the dashboard's
+    1.5 s on a 100,000-entry pool, against 0.06 s). Their OR in one statement is
+    planned as a correlated scan costly enough for PostgreSQL's JIT (a second on the
+    dashboard, which asks on every refresh: bench_dashboard)."""
     documents = Document.objects.filter(campaign=campaign, docno=OuterRef("docno"))
+    empty = Document.objects.filter(campaign=campaign, text="").values("docno")
     entries = PoolEntry.objects.filter(sampled=True, retired=False)
     entries = (
         entries.filter(pool=pool) if pool is not None else entries.filter(pool__campaign=campaign)
     )
-    return entries.exclude(Exists(documents)), entries.filter(Exists(documents.filter(text="")))
+    return entries.exclude(Exists(documents)), entries.filter(docno__in=empty)
 
 
 def pools_without_text(campaign: Campaign) -> list[WithoutText]:

@@ -157,8 +157,8 @@ class ImportResult:
     skipped: int = 0
 
     def __str__(self) -> str:
-        text = f"{self.created} created, {self.updated} updated"
-        return text + (f", {self.skipped} skipped" if self.skipped else "")
+        text = f"{self.created:,} created, {self.updated:,} updated"
+        return text + (f", {self.skipped:,} skipped" if self.skipped else "")
 
 
 _TOPIC_TEXT_FIELDS = ("title", "description", "narrative")

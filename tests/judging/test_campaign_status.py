@@ -91,6 +91,19 @@ def test_topics_count_the_current_plan_once_per_document(campaign_setup):
     assert status.unassigned_topics == ["3"]
 
 
+def test_a_relevant_label_outside_the_sample_counts_in_neither_judged_nor_relevant(
+    campaign_setup,
+):
+    """A re-plan's lower rate leaves judged documents pooled but undrawn: the
+    topic's Relevant column counted them while Judged did not (judged 3, relevant 7)."""
+    campaign, _ = campaign_setup
+    ann = Assignment.objects.get(assessor__username="ann").assessor
+    topic = campaign.topics.get(topic_id="1")
+    services.judgment_record(assessor=ann, topic=topic, docno="a8", relevance=2, aspects=RELEVANT)
+    row = next(t for t in campaign_status(campaign, today=TODAY).topics if t.topic_id == "1")
+    assert (row.judged, row.relevant) == (6, 3)
+
+
 def test_assessors_show_day_week_total_active_time_and_queue(campaign_setup):
     campaign, _ = campaign_setup
     ann, ben = campaign_status(campaign, today=TODAY).assessors

@@ -81,6 +81,8 @@ def test_overlap_with_none_ticked_goes_to_the_pools_assessors_only(organiser_cli
     fields = {"k": "2", "fraction": "0.1", "seed": "0"}
     page = organiser_client.get(url, fields).content.decode()
     assert "none ticked: this pool's assessors, ann, ben" in page
+    # dora judges for another campaign and is offered: the hint says so, not the opposite.
+    assert "this campaign's or another's" in page
     offered = set(re.findall(r'name="assessors" value="\d+"> (\w+)', page))
     assert offered == {"ann", "ben", "cat", "dora"}
     organiser_client.post(url, fields)
@@ -89,6 +91,21 @@ def test_overlap_with_none_ticked_goes_to_the_pools_assessors_only(organiser_cli
     assign_page = organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk]))
     offered = re.findall(r'name="assessors" value="\d+"> (\w+)', assign_page.content.decode())
     assert offered == ["ann", "ben", "cat", "dora"]
+    assert "this campaign's or another's" in assign_page.content.decode()
+
+
+def test_overlap_preview_lists_the_topics_in_the_campaigns_order(organiser_client):
+    """Not in string order (1037798 before 19335), as no other page lists them."""
+    ann, ben = make_user("ann"), make_user("ben")
+    campaign = make_campaign(topics=("9", "10"))
+    pool = make_pool(campaign, {"9": ["a", "b"], "10": ["c", "d"]})
+    services.assignments_create(pool=pool, topics=list(campaign.topics.all()), assessors=[ann])
+    url = reverse("judging:pool_overlap", args=[pool.pk])
+    page = organiser_client.get(
+        url, {"k": "2", "fraction": "1", "seed": "0", "assessors": [ann.pk, ben.pk]}
+    ).content.decode()
+    costs = re.findall(r'<tr><td>(\d+)</td><td class="num">2</td></tr>', page)
+    assert costs == ["9", "10"]
 
 
 def test_overlap_preview_keeps_the_ticked_assessors_and_topics(organiser_client, pool):

@@ -68,6 +68,16 @@ def test_upload_stores_the_run_and_lists_it_with_its_check(participant_client, t
     assert f'name="run-{run.pk}" value="1"' in page
 
 
+def test_the_stored_message_writes_the_line_count_with_thousands_separators(
+    participant_client, team
+):
+    """'43000 lines' beside the table's 43,000."""
+    docnos = [f"d{k}" for k in range(1200)]
+    response = upload(participant_client, team, "big.txt", run_text("big", {"301": docnos}))
+    page = participant_client.get(response.url).content.decode()
+    assert "Run big stored: precedence 1, 1,200 lines." in page
+
+
 def test_a_rejected_upload_shows_file_line_reason_and_stores_nothing(participant_client, team):
     response = upload(participant_client, team, "bad.txt", b"301 Q0 d1 1 high x\n302 Q0 d2\n")
     assert response.status_code == 400

@@ -16,7 +16,7 @@ from pooling import selectors, services
 from pooling.core.spec import PoolSpec, Stratum
 from pooling.core.strategies import write_pool_tsv
 from pooling.models import BudgetOverrun, Pool
-from tests.helpers import make_campaign, make_documents, make_run
+from tests.helpers import make_campaign, make_documents, make_pool, make_run
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -211,7 +211,7 @@ def test_documents_to_judge_without_text_are_said_before_anyone_is_assigned(
 
     pool = Pool.objects.get()
     page = organiser_client.get(reverse("pooling:pool_detail", args=[campaign.slug, pool.pk]))
-    assert "5 of the 7 documents to judge have no text loaded" in page.content.decode()
+    assert "5 of the 7 distinct documents to judge have no text loaded" in page.content.decode()
     download = reverse("pooling:pool_export", args=[campaign.slug, pool.pk, "without-text"])
     assert download in page.content.decode()
     listed = b"".join(organiser_client.get(download).streaming_content).decode().split()
@@ -224,6 +224,19 @@ def test_documents_to_judge_without_text_are_said_before_anyone_is_assigned(
     make_documents(campaign, listed)
     page = organiser_client.get(reverse("pooling:pool_detail", args=[campaign.slug, pool.pk]))
     assert "no text loaded" not in page.content.decode()
+
+
+def test_a_large_pool_writes_its_counts_with_thousands_separators(organiser_client, campaign):
+    """A depth-1000 pool's page read "ranks 1-1000: 2421 → 2421" and "1,175 of the
+    19,930 documents to judge" beside 104,713 to judge: the count is of distinct
+    documents (a document pooled for several topics counts once), and says so."""
+    pool = make_pool(campaign, {"1": [f"x{k}" for k in range(1200)], "2": ["x1", "x2"]})
+    page = organiser_client.get(reverse("pooling:pool_detail", args=[campaign.slug, pool.pk]))
+    page = page.content.decode()
+    assert ": 1,200 → 1,200 (1.000)" in page
+    assert "1,200 of the 1,200 distinct documents to judge have no text loaded" in page
+    assign = organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk]))
+    assert "1,200 documents to judge in this pool have no text" in assign.content.decode()
 
 
 def test_a_bad_spec_builds_nothing(organiser_client, campaign):

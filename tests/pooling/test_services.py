@@ -175,6 +175,13 @@ def test_topics_import_creates_then_updates_keeping_order():
     assert topics == [("10", "ten", {}), ("9", "NINE", {"answer": 1}), ("1", "one", {})]
 
 
+def test_an_import_summary_writes_its_counts_with_thousands_separators():
+    """The campaign page said "0 created, 18823 updated" beside "Documents 18,823"."""
+    assert str(services.ImportResult(18_823, 1_200, 2_000)) == (
+        "18,823 created, 1,200 updated, 2,000 skipped"
+    )
+
+
 def test_rejected_topic_file_changes_nothing():
     campaign = make_campaign(topics=("1",))
     before = list(Topic.objects.values_list("topic_id", "title"))
