@@ -1,0 +1,170 @@
+"""Live adaptive pools: the next document is drawn when the assessor asks for it.
+
+An adaptive pool (`PoolSpec.strategy`) is built with every candidate as an
+undrawn entry (`sampled` False, no `order`). When the primary assessor of a
+topic has judged (or set aside) every drawn document, `adaptive_draw` asks
+the topic's strategy (`pooling.core.adaptive_live.LiveTopic`) for the next
+one and draws it: `sampled` True and `order` its 1-based place in the
+topic's draw order, which is the position each judgment records. So the
+queue, progress, overlap, agreement, ledger and exports see an adaptive pool
+as a pool whose sample grows one document at a time.
+
+What the strategy learns: the topic's drawn documents in draw order, each
+with its first judgment's label (by anyone); a document set aside as
+cannot-judge and judged by nobody counts as not relevant. The state is kept
+per process (`_live`) and advanced with the new judgments; a label changed or
+undone rebuilds it (`LiveTopic.advance`).
+
+Two assessors never get the same document: a draw happens inside a
+transaction that locks the topic's primary assignment (`select_for_update`,
+PostgreSQL) and claims the entry with a conditional update (`sampled` still
+False), which SQLite's single writer serialises too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.db.models import Max, OuterRef, Subquery
+
+from pooling.core.spec import PoolSpec
+from pooling.models import Pool, PoolEntry
+from workbench.core.topic_ids import topic_sort_key
+
+if TYPE_CHECKING:
+    # The strategies need pandas and pyarrow: imported when a draw needs them, so
+    # that the status pages and `campaign_status` start without them.
+    from judging.models import Assignment
+    from pooling.core.adaptive_base import Candidates
+    from pooling.core.adaptive_live import LiveTopic
+
+_lock = threading.Lock()
+# pool pk -> (the spec it was made for, each topic's candidates); (pool, topic id) -> state.
+_candidates: dict[int, tuple[dict, dict[str, Candidates]]] = {}
+_live: dict[tuple[int, str], LiveTopic] = {}
+
+
+def pool_spec(pool: Pool) -> PoolSpec:
+    return PoolSpec.from_dict(pool.spec)
+
+
+def is_adaptive(pool: Pool) -> bool:
+    return bool(pool.spec.get("strategy"))
+
+
+def pool_candidates(pool: Pool) -> dict[str, Candidates]:
+    """Each topic's candidates (the pool's runs ranked down to its depth), read once
+    per process: the runs of an adaptive pool never change (no late runs)."""
+    with _lock:
+        cached = _candidates.get(pool.pk)
+        if cached is not None and cached[0] == pool.spec:
+            return cached[1]
+    from pooling.core.adaptive_base import Candidates
+    from pooling.core.adaptive_live import live_candidates
+    from pooling.selectors import ranked_runs
+
+    spec = pool_spec(pool)
+    depth = spec.depth or 0
+    ranked = ranked_runs(pool.campaign, max_depth=depth, runs=list(pool.runs.all()))
+    topics = live_candidates(Candidates.from_ranked(ranked, depth=depth))
+    with _lock:
+        _candidates[pool.pk] = (dict(pool.spec), topics)
+    return topics
+
+
+def topic_caps(pool: Pool) -> dict[str, int]:
+    """How many documents each topic may draw: the budget shared over the pool's
+    topics (`PoolSpec.topic_budgets`); empty for a pool that is not adaptive."""
+    if not is_adaptive(pool):
+        return {}
+    topics = PoolEntry.objects.filter(pool=pool).values_list("topic__topic_id", flat=True)
+    return pool_spec(pool).topic_budgets(sorted(set(topics), key=topic_sort_key))
+
+
+def adaptive_caps(pools: Iterable[int]) -> dict[int, dict[str, int]]:
+    """`topic_caps` of those of `pools` (pks) that are adaptive: one query for all,
+    one more per adaptive pool (lists of assignments stay cheap)."""
+    adaptive = Pool.objects.filter(pk__in=set(pools), spec__has_key="strategy")
+    return {pool.pk: topic_caps(pool) for pool in adaptive}
+
+
+def drawn_judgments(pool: Pool, topic_pk: int) -> list[tuple[str, bool | None]]:
+    """The topic's drawn documents in draw order, each relevant or not by its first
+    judgment (None: pending, neither judged nor set aside by anyone)."""
+    from judging.models import DocumentNote, Judgment
+    from pooling.core.adaptive_live import relevant_of
+
+    first = Judgment.objects.filter(topic_id=topic_pk, docno=OuterRef("docno")).order_by("pk")
+    set_aside = DocumentNote.objects.filter(topic_id=topic_pk, docno=OuterRef("docno")).exclude(
+        cannot_judge=""
+    )
+    rows = (
+        PoolEntry.objects.filter(pool=pool, topic_id=topic_pk, sampled=True)
+        .order_by("order")
+        .annotate(label=Subquery(first.values("relevance")[:1]))
+        .annotate(aside=Subquery(set_aside.values("pk")[:1]))
+        .values_list("docno", "label", "aside")
+    )
+    return [
+        (docno, relevant_of(label) if label is not None or aside is not None else None)
+        for docno, label, aside in rows
+    ]
+
+
+def live_topic(pool: Pool, topic_id: str) -> LiveTopic:
+    """The topic's state, made once per process (then advanced by `adaptive_draw`)."""
+    from pooling.core.adaptive_live import LiveTopic
+
+    key = (pool.pk, topic_id)
+    with _lock:
+        live = _live.get(key)
+    if live is None or live.candidates is not pool_candidates(pool).get(topic_id):
+        spec = pool_spec(pool)
+        live = LiveTopic(pool_candidates(pool)[topic_id], spec.strategy, seed=spec.seed)
+        with _lock:
+            _live[key] = live
+    return live
+
+
+def topic_state(pool: Pool, topic_pk: int, topic_id: str) -> LiveTopic:
+    """The topic's state advanced by every judgment of its drawn documents so far."""
+    live = live_topic(pool, topic_id)
+    judged = drawn_judgments(pool, topic_pk)
+    learnt = [(docno, relevant) for docno, relevant in judged if relevant is not None]
+    live.advance(learnt)
+    return live
+
+
+def adaptive_draw(assignment: Assignment) -> PoolEntry | None:
+    """Draw the next document of a primary assignment's topic and return its entry
+    (annotated with its `position`); None when the topic's share of the budget is
+    spent, the strategy has nothing left, or the proposed document waits unjudged."""
+    from judging.models import Assignment
+
+    if assignment.kind != Assignment.PRIMARY:
+        return None
+    pool = Pool.objects.select_related("campaign").get(pk=assignment.pool_id)  # its budget now
+    if not is_adaptive(pool):
+        return None
+    topic_id = assignment.topic.topic_id
+    if topic_id not in pool_candidates(pool):
+        return None
+    with transaction.atomic():
+        Assignment.objects.select_for_update().filter(pk=assignment.pk).first()
+        drawn = PoolEntry.objects.filter(pool=pool, topic_id=assignment.topic_id, sampled=True)
+        count = drawn.count()
+        if count >= topic_caps(pool).get(topic_id, 0):
+            return None
+        docno = topic_state(pool, assignment.topic_id, topic_id).next_docno()
+        if docno is None:
+            return None
+        position = (drawn.aggregate(last=Max("order"))["last"] or 0) + 1
+        claimed = PoolEntry.objects.filter(
+            pool=pool, topic_id=assignment.topic_id, docno=docno, sampled=False
+        ).update(sampled=True, order=position)
+        if not claimed:
+            return None  # drawn already, still waiting for a label
+    return assignment.queue().filter(docno=docno).first()
