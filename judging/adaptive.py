@@ -168,3 +168,21 @@ def adaptive_draw(assignment: Assignment) -> PoolEntry | None:
         if not claimed:
             return None  # drawn already, still waiting for a label
     return assignment.queue().filter(docno=docno).first()
+
+
+def adaptive_inclusion(pool: Pool) -> dict[tuple[str, str], float]:
+    """Each candidate's inclusion probability as the pool stands, by (topic id, docno):
+    for `active`, pi(d) for the draws made (what sample_eval-style estimates divide
+    by); for the deterministic strategies, 1 for a drawn document and 0 for the
+    others (given the labels, the draws are certain: no unbiased estimate follows)."""
+    spec = pool_spec(pool)
+    entries = PoolEntry.objects.filter(pool=pool).values_list("topic__topic_id", "docno", "sampled")
+    inclusion = {(topic, docno): float(sampled) for topic, docno, sampled in entries}
+    if spec.strategy != "active":
+        return inclusion
+    topic_pk = dict(pool.campaign.topics.values_list("topic_id", "pk"))
+    for topic_id in pool_candidates(pool):
+        live = topic_state(pool, topic_pk[topic_id], topic_id)
+        for docno, probability in live.inclusion().items():
+            inclusion[topic_id, docno] = probability
+    return inclusion
