@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from pooling import selectors, services
 from pooling.api import ORGANISERS, BudgetSerializer
 from pooling.core.revisions import SUMMARY_COLUMNS
-from pooling.core.spec import ORDER_MODES, PRESETS, PoolSpec, spec_label
+from pooling.core.spec import LIVE_STRATEGIES, ORDER_MODES, PRESETS, PoolSpec, spec_label
 from pooling.forms import DEFAULT_POOL_PRESET, PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool, PoolAddition, PoolEntry, PoolRevision
 from pooling.selectors import pool_or_404
@@ -212,6 +212,15 @@ class PoolSpecInputSerializer(serializers.Serializer):
     seed = serializers.CharField(required=False, allow_blank=True, help_text="default 0")
     order = serializers.ChoiceField(choices=list(ORDER_MODES), required=False)
     allow_gaps = serializers.BooleanField(required=False)
+    strategy = serializers.ChoiceField(
+        choices=list(LIVE_STRATEGIES),
+        required=False,
+        help_text="A live adaptive pool: each topic's next document is chosen from the "
+        "judgments so far, among those ranked <= depth (docs/adaptive_pooling.md).",
+    )
+    budget = serializers.IntegerField(
+        required=False, help_text="An adaptive pool's judgments, shared over its topics."
+    )
     runs_per_team = serializers.IntegerField(
         required=False,
         min_value=1,

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from pooling import selectors, services
 from pooling.core.budget import judged_share, run_contributions, run_overlap, whatif
 from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
-from pooling.core.spec import PRESETS, PoolSpec, spec_label
+from pooling.core.spec import LIVE_STRATEGIES, PRESETS, PoolSpec, spec_label
 from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
@@ -44,8 +44,13 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and not whatif.get("whatif_error"):
         confirmed = form.cleaned_data["confirm_over_budget"]
         name = form.cleaned_data["name"] or spec_label(form.spec)
-        if whatif.get("over_by") and not confirmed:
+        adaptive_over = form.spec.is_adaptive and whatif["budget_state"].over_by(
+            form.spec.budget or 0
+        )
+        if (adaptive_over if form.spec.is_adaptive else whatif.get("over_by")) and not confirmed:
             needed = int(whatif["chosen"]["needed"])
+            if form.spec.is_adaptive:  # it judges its budget, not every candidate
+                needed = min(needed, form.spec.budget or 0)
             over_budget = str(
                 services.OverBudget(whatif["budget_state"], needed, f"building pool {name}")
             )
@@ -67,6 +72,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "form": form,
         "presets": PRESETS.values(),
+        "live_strategies": LIVE_STRATEGIES,
         "over_budget_error": over_budget,
     }
     context |= whatif

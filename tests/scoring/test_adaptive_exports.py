@@ -10,8 +10,8 @@ import pytest
 
 from judging.models import Assignment
 from scoring import selectors
-from tests.judging.test_adaptive import _fresh_state, adaptive_pool, judge_all  # noqa: F401
 from tests.helpers import make_user
+from tests.judging.test_adaptive import _fresh_state, adaptive_pool, judge_all  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
