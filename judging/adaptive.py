@@ -16,9 +16,9 @@ per process (`_live`) and advanced with the new judgments; a label changed or
 undone rebuilds it (`LiveTopic.advance`).
 
 Two assessors never get the same document: a draw happens inside a
-transaction that locks the topic's primary assignment (`select_for_update`,
-PostgreSQL) and claims the entry with a conditional update (`sampled` still
-False), which SQLite's single writer serialises too.
+transaction that locks the pool's row (`select_for_update`, PostgreSQL) and
+claims the entry with a conditional update (`sampled` still False), which
+SQLite's single writer serialises too.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.db import transaction
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 
 from pooling.core.spec import PoolSpec
 from pooling.models import Pool, PoolEntry
@@ -42,9 +42,23 @@ if TYPE_CHECKING:
     from pooling.core.adaptive_live import LiveTopic
 
 _lock = threading.Lock()
-# pool pk -> (the spec it was made for, each topic's candidates); (pool, topic id) -> state.
-_candidates: dict[int, tuple[dict, dict[str, Candidates]]] = {}
+# Per process, by `_key`: each topic's candidates and the pool's topics; by
+# (pool pk, topic id): each topic's state (checked against the candidates).
+_candidates: dict[tuple[int, object], dict[str, Candidates]] = {}
+_topics: dict[tuple[int, object], list[str]] = {}
 _live: dict[tuple[int, str], LiveTopic] = {}
+
+
+def _key(pool: Pool) -> tuple[int, object]:
+    """A pool's key in the caches: its pk and creation time, as SQLite may give a
+    deleted pool's pk to the next one."""
+    return pool.pk, pool.created_at
+
+
+def forget_state() -> None:
+    """Empty the caches (tests)."""
+    with _lock:
+        _candidates.clear(), _topics.clear(), _live.clear()
 
 
 def pool_spec(pool: Pool) -> PoolSpec:
@@ -57,11 +71,12 @@ def is_adaptive(pool: Pool) -> bool:
 
 def pool_candidates(pool: Pool) -> dict[str, Candidates]:
     """Each topic's candidates (the pool's runs ranked down to its depth), read once
-    per process: the runs of an adaptive pool never change (no late runs)."""
+    per process: an adaptive pool's runs, depth and seed never change (no late
+    runs, no spec re-plan; a new budget changes only the caps)."""
     with _lock:
-        cached = _candidates.get(pool.pk)
-        if cached is not None and cached[0] == pool.spec:
-            return cached[1]
+        cached = _candidates.get(_key(pool))
+    if cached is not None:
+        return cached
     from pooling.core.adaptive_base import Candidates
     from pooling.core.adaptive_live import live_candidates
     from pooling.selectors import ranked_runs
@@ -71,7 +86,7 @@ def pool_candidates(pool: Pool) -> dict[str, Candidates]:
     ranked = ranked_runs(pool.campaign, max_depth=depth, runs=list(pool.runs.all()))
     topics = live_candidates(Candidates.from_ranked(ranked, depth=depth))
     with _lock:
-        _candidates[pool.pk] = (dict(pool.spec), topics)
+        _candidates[_key(pool)] = topics
     return topics
 
 
@@ -80,8 +95,20 @@ def topic_caps(pool: Pool) -> dict[str, int]:
     topics (`PoolSpec.topic_budgets`); empty for a pool that is not adaptive."""
     if not is_adaptive(pool):
         return {}
-    topics = PoolEntry.objects.filter(pool=pool).values_list("topic__topic_id", flat=True)
-    return pool_spec(pool).topic_budgets(sorted(set(topics), key=topic_sort_key))
+    return pool_spec(pool).topic_budgets(pool_topics(pool))
+
+
+def pool_topics(pool: Pool) -> list[str]:
+    """The topics of the pool's entries, in topic order; read once per process (an
+    adaptive pool's entries never change: no late runs, no spec re-plan)."""
+    with _lock:
+        topics = _topics.get(_key(pool))
+    if topics is None:
+        rows = PoolEntry.objects.filter(pool=pool).values_list("topic__topic_id", flat=True)
+        topics = sorted(set(rows.distinct().order_by()), key=topic_sort_key)
+        with _lock:
+            _topics[_key(pool)] = topics
+    return topics
 
 
 def adaptive_caps(pools: Iterable[int]) -> dict[int, dict[str, int]]:
@@ -91,9 +118,9 @@ def adaptive_caps(pools: Iterable[int]) -> dict[int, dict[str, int]]:
     return {pool.pk: topic_caps(pool) for pool in adaptive}
 
 
-def drawn_judgments(pool: Pool, topic_pk: int) -> list[tuple[str, bool | None]]:
-    """The topic's drawn documents in draw order, each relevant or not by its first
-    judgment (None: pending, neither judged nor set aside by anyone)."""
+def drawn_judgments(pool: Pool, topic_pk: int) -> list[tuple[str, int, bool | None]]:
+    """The topic's drawn documents in draw order: docno, order, and relevant or not
+    by its first judgment (None: pending, neither judged nor set aside by anyone)."""
     from judging.models import DocumentNote, Judgment
     from pooling.core.adaptive_live import relevant_of
 
@@ -106,11 +133,11 @@ def drawn_judgments(pool: Pool, topic_pk: int) -> list[tuple[str, bool | None]]:
         .order_by("order")
         .annotate(label=Subquery(first.values("relevance")[:1]))
         .annotate(aside=Subquery(set_aside.values("pk")[:1]))
-        .values_list("docno", "label", "aside")
+        .values_list("docno", "order", "label", "aside")
     )
     return [
-        (docno, relevant_of(label) if label is not None or aside is not None else None)
-        for docno, label, aside in rows
+        (docno, order, relevant_of(label) if label is not None or aside is not None else None)
+        for docno, order, label, aside in rows
     ]
 
 
@@ -129,12 +156,17 @@ def live_topic(pool: Pool, topic_id: str) -> LiveTopic:
     return live
 
 
-def topic_state(pool: Pool, topic_pk: int, topic_id: str) -> LiveTopic:
-    """The topic's state advanced by every judgment of its drawn documents so far."""
+def topic_state(
+    pool: Pool,
+    topic_pk: int,
+    topic_id: str,
+    drawn: list[tuple[str, int, bool | None]] | None = None,
+) -> LiveTopic:
+    """The topic's state advanced by every judgment of its drawn documents so far
+    (`drawn`, read here unless given)."""
     live = live_topic(pool, topic_id)
-    judged = drawn_judgments(pool, topic_pk)
-    learnt = [(docno, relevant) for docno, relevant in judged if relevant is not None]
-    live.advance(learnt)
+    drawn = drawn_judgments(pool, topic_pk) if drawn is None else drawn
+    live.advance([(docno, relevant) for docno, _, relevant in drawn if relevant is not None])
     return live
 
 
@@ -146,22 +178,19 @@ def adaptive_draw(assignment: Assignment) -> PoolEntry | None:
 
     if assignment.kind != Assignment.PRIMARY:
         return None
-    pool = Pool.objects.select_related("campaign").get(pk=assignment.pool_id)  # its budget now
-    if not is_adaptive(pool):
-        return None
-    topic_id = assignment.topic.topic_id
-    if topic_id not in pool_candidates(pool):
-        return None
     with transaction.atomic():
-        Assignment.objects.select_for_update().filter(pk=assignment.pk).first()
-        drawn = PoolEntry.objects.filter(pool=pool, topic_id=assignment.topic_id, sampled=True)
-        count = drawn.count()
-        if count >= topic_caps(pool).get(topic_id, 0):
+        # Its budget now, and the lock that makes draws of the pool one at a time.
+        pool = Pool.objects.select_for_update().get(pk=assignment.pool_id)
+        topic_id = assignment.topic.topic_id
+        if not is_adaptive(pool) or topic_id not in pool_topics(pool):
             return None
-        docno = topic_state(pool, assignment.topic_id, topic_id).next_docno()
+        drawn = drawn_judgments(pool, assignment.topic_id)
+        if len(drawn) >= topic_caps(pool).get(topic_id, 0):
+            return None
+        docno = topic_state(pool, assignment.topic_id, topic_id, drawn).next_docno()
         if docno is None:
             return None
-        position = (drawn.aggregate(last=Max("order"))["last"] or 0) + 1
+        position = max((order for _, order, _ in drawn), default=0) + 1
         claimed = PoolEntry.objects.filter(
             pool=pool, topic_id=assignment.topic_id, docno=docno, sampled=False
         ).update(sampled=True, order=position)

@@ -62,7 +62,7 @@ def reference_order(pool, topic: str, budget: int) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def _fresh_state():
-    adaptive._candidates.clear(), adaptive._live.clear()
+    adaptive.forget_state()
 
 
 def test_an_adaptive_pool_is_built_with_nothing_drawn_and_says_so():
