@@ -739,6 +739,45 @@ class PoolReplanView(APIView):
         }
 
 
+class BudgetSerializer(serializers.Serializer):
+    budget = serializers.IntegerField(help_text="The adaptive pool's new budget (judgments).")
+    confirm_over_budget = serializers.BooleanField(required=False, default=False)
+
+
+class PoolBudgetView(APIView):
+    """An adaptive pool's re-plan: its budget raised or lowered."""
+
+    permission_classes = ORGANISERS
+
+    @extend_schema(
+        request=BudgetSerializer,
+        responses={
+            200: PoolSerializer,
+            400: OpenApiResponse(description="Not an adaptive pool, or a budget below 1."),
+            409: OpenApiResponse(
+                DetailSerializer, description="Over the budget without confirm_over_budget."
+            ),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Raise or lower an adaptive pool's budget: topics draw up to their new share."""
+        pool = pool_or_404(pool_id)
+        payload = BudgetSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            services.pool_budget_set(
+                pool=pool,
+                budget=payload.validated_data["budget"],
+                created_by=request.user,
+                confirm_over_budget=payload.validated_data["confirm_over_budget"],
+            )
+        except services.OverBudget as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        except services.PoolBuildError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(PoolSerializer(_pool(pool_id)).data)
+
+
 class PoolRetireView(APIView):
     permission_classes = ORGANISERS
 

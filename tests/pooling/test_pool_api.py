@@ -256,3 +256,20 @@ def test_build_an_adaptive_pool_and_refuse_a_bad_strategy(
     assert zero.status_code == 400
     assert "budget must be 1 or more" in str(zero.json())
     assert Pool.objects.count() == 1
+
+
+def test_an_adaptive_pools_budget_is_raised_or_lowered_over_the_api(api, campaign):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4))
+    raised = api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 6}, format="json")
+    assert raised.status_code == 200, raised.json()
+    pool.refresh_from_db()
+    assert pool.spec["budget"] == 6
+    over = api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 500}, format="json")
+    assert over.status_code == 409
+    assert api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 0}).status_code == 400
+    fixed = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    refused = api.post(f"/api/pools/{fixed.pk}/budget/", {"budget": 5}, format="json")
+    assert refused.status_code == 400
+    assert "not adaptive" in refused.json()["detail"]
+    pool.refresh_from_db()
+    assert pool.spec["budget"] == 6
