@@ -44,13 +44,8 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and not whatif.get("whatif_error"):
         confirmed = form.cleaned_data["confirm_over_budget"]
         name = form.cleaned_data["name"] or spec_label(form.spec)
-        adaptive_over = form.spec.is_adaptive and whatif["budget_state"].over_by(
-            form.spec.budget or 0
-        )
-        if (adaptive_over if form.spec.is_adaptive else whatif.get("over_by")) and not confirmed:
+        if whatif.get("over_by") and not confirmed:
             needed = int(whatif["chosen"]["needed"])
-            if form.spec.is_adaptive:  # it judges its budget, not every candidate
-                needed = min(needed, form.spec.budget or 0)
             over_budget = str(
                 services.OverBudget(whatif["budget_state"], needed, f"building pool {name}")
             )

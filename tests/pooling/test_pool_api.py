@@ -273,3 +273,11 @@ def test_an_adaptive_pools_budget_is_raised_or_lowered_over_the_api(api, campaig
     assert "not adaptive" in refused.json()["detail"]
     pool.refresh_from_db()
     assert pool.spec["budget"] == 6
+
+
+def test_whatif_costs_an_adaptive_pool_its_budget(api, campaign):
+    body = api.get(
+        "/api/campaigns/trec-x/pools/whatif/", {"depth": "3", "strategy": "mtf", "budget": "4"}
+    ).json()
+    assert (body["chosen"]["candidates"], body["chosen"]["needed"]) == (7, 4)
+    assert body["left_after"] == 96
