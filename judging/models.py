@@ -75,8 +75,15 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             counts = {pk: (judged, total) for pk, judged, total in cursor.fetchall()}
+        from judging.adaptive import adaptive_caps
+
+        caps = adaptive_caps(a.pool_id for a in assignments)
         for assignment in assignments:
             assignment.judged, assignment.total = counts.get(assignment.pk, (0, 0))
+            if assignment.pool_id in caps and assignment.kind == Assignment.PRIMARY:
+                # An adaptive pool's queue grows to the topic's share of the budget.
+                cap = caps[assignment.pool_id].get(assignment.topic.topic_id, 0)
+                assignment.total = max(assignment.total, cap)
         return assignments
 
 
@@ -198,12 +205,19 @@ class Assignment(models.Model):
 
     def next_unjudged(self, after: int = 0) -> PoolEntry | None:
         """The first unjudged entry after `position`, else the first unjudged at all;
-        documents the assessor set aside as cannot-judge are skipped."""
+        documents the assessor set aside as cannot-judge are skipped. In an adaptive
+        pool with none left, the next document is drawn (`judging.adaptive`)."""
         set_aside = self.set_aside().filter(docno=models.OuterRef("docno"))
         unjudged = (
             self.queue().exclude(self._judged_by_assessor()).exclude(models.Exists(set_aside))
         )
-        return unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
+        entry = unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
+        if entry is None and self.pool.spec.get("strategy"):
+            # An adaptive pool draws its next document only now (judging.adaptive).
+            from judging.adaptive import adaptive_draw
+
+            return adaptive_draw(self)
+        return entry
 
     def progress(self) -> tuple[int, int]:
         """(judged, total) as `list_with_progress` counts a list: the documents to
@@ -215,7 +229,12 @@ class Assignment(models.Model):
             .filter(models.Q(sampled=True) | judged)
             .aggregate(total=models.Count("pk"), judged=models.Count("pk", filter=judged))
         )
-        return counts["judged"], counts["total"]
+        total = counts["total"]
+        if self.kind == self.PRIMARY and self.pool.spec.get("strategy"):
+            from judging.adaptive import topic_caps
+
+            total = max(total, topic_caps(self.pool).get(self.topic.topic_id, 0))
+        return counts["judged"], total
 
 
 class OverlapItem(models.Model):

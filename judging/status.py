@@ -19,6 +19,7 @@ from django.db.models import Aggregate, Count, Exists, FloatField, Max, OuterRef
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from judging.adaptive import adaptive_caps
 from judging.core import progress
 from judging.models import Adjudication, Assignment, DocumentNote, Judgment, JudgmentEvent
 from pooling.core.ledger import BudgetState
@@ -302,10 +303,17 @@ def _topic_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [campaign.pk, campaign.pk])
         rows = cursor.fetchall()
-    return {
+    counts = {
         topic_id: {"pooled": pooled, "to_judge": drawn, "judged": judged, "relevant": relevant}
         for topic_id, pooled, drawn, judged, relevant in rows
     }
+    # An adaptive pool will draw up to each topic's share of its budget.
+    open_pools = Pool.objects.filter(campaign=campaign, retired_at__isnull=True)
+    for caps in adaptive_caps(open_pools.values_list("pk", flat=True)).values():
+        for topic_id, cap in caps.items():
+            if topic_id in counts:
+                counts[topic_id]["to_judge"] = max(counts[topic_id]["to_judge"], cap)
+    return counts
 
 
 def _spent_per_day(campaign: Campaign, judgments: Any) -> dict[date, int]:

@@ -41,6 +41,7 @@ urlpatterns = [
     ),
     path("pools/<int:pool_id>/runs/", pool_api.PoolRunsView.as_view(), name="api-pool-runs"),
     path("pools/<int:pool_id>/replan/", pool_api.PoolReplanView.as_view(), name="api-pool-replan"),
+    path("pools/<int:pool_id>/budget/", pool_api.PoolBudgetView.as_view(), name="api-pool-budget"),
     path("pools/<int:pool_id>/retire/", pool_api.PoolRetireView.as_view(), name="api-pool-retire"),
     path("pools/<int:pool_id>/reopen/", pool_api.PoolReopenView.as_view(), name="api-pool-reopen"),
 ]

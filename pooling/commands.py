@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.management.base import CommandError
 
-from pooling.core.spec import ORDER_MODES, PoolSpec, PoolSpecError, parse_pool_spec
+from pooling.core.spec import (
+    LIVE_STRATEGIES,
+    ORDER_MODES,
+    PoolSpec,
+    PoolSpecError,
+    parse_pool_spec,
+)
 
 if TYPE_CHECKING:
     from pooling.models import Campaign, Pool
@@ -41,9 +47,10 @@ def pool_or_error(pool_id: int) -> Pool:
 # Pool spec options
 
 
-def add_pool_spec_arguments(parser: argparse.ArgumentParser) -> None:
+def add_pool_spec_arguments(parser: argparse.ArgumentParser, *, adaptive: bool = False) -> None:
     """Add --depth, --stratum, --topic-depth, --seed and --order to a parser
-    (a Django management command's included); read back with `pool_spec_from_options`."""
+    (a Django management command's included), with `adaptive` --strategy and --budget
+    too; read back with `pool_spec_from_options`."""
     parser.add_argument("--depth", help="pool every document ranked <= DEPTH by any run")
     parser.add_argument(
         "--stratum",
@@ -72,6 +79,17 @@ def add_pool_spec_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave out on purpose the ranks between the depth and the first stratum "
         "or between strata (otherwise an error)",
     )
+    if not adaptive:
+        return
+    parser.add_argument(
+        "--strategy",
+        default="",
+        help=f"a live adaptive pool ({', '.join(LIVE_STRATEGIES)}): the next document is "
+        "chosen from the judgments so far, among those ranked <= --depth",
+    )
+    parser.add_argument(
+        "--budget", default=None, help="an adaptive pool's judgments, shared over its topics"
+    )
 
 
 def pool_spec_from_options(options: Mapping[str, Any]) -> PoolSpec:
@@ -83,6 +101,8 @@ def pool_spec_from_options(options: Mapping[str, Any]) -> PoolSpec:
         seed=options.get("seed"),
         order=options.get("order") or "shuffled",
         allow_gaps=bool(options.get("allow_gaps")),
+        strategy=options.get("strategy") or "",
+        budget=options.get("budget"),
     )
 
 

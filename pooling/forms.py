@@ -10,7 +10,14 @@ from django.core.files.uploadedfile import UploadedFile
 from django.forms.boundfield import BoundWidget
 
 from pooling.core.document_files import DOCUMENT_FORMATS
-from pooling.core.spec import ORDER_MODES, PRESETS, PoolSpec, PoolSpecError, parse_pool_spec
+from pooling.core.spec import (
+    LIVE_STRATEGIES,
+    ORDER_MODES,
+    PRESETS,
+    PoolSpec,
+    PoolSpecError,
+    parse_pool_spec,
+)
 from pooling.core.topic_files import TOPIC_FORMATS
 from pooling.models import Campaign
 from workbench.core.file_input import JSONProblem, parse_json
@@ -246,6 +253,11 @@ class PoolSpecForm(forms.Form):
     seed = forms.CharField(required=False, strip=True)
     order = forms.ChoiceField(choices=[(mode, mode) for mode in ORDER_MODES], required=False)
     allow_gaps = forms.BooleanField(required=False)
+    # Empty: a fixed pool; else a live adaptive one (docs/adaptive_pooling.md).
+    strategy = forms.ChoiceField(
+        choices=[("", "fixed"), *((name, name) for name in LIVE_STRATEGIES)], required=False
+    )
+    budget = forms.CharField(required=False, strip=True)
     name = forms.CharField(required=False, strip=True, max_length=200)
     confirm_over_budget = forms.BooleanField(required=False)
     # Which runs: every run, or each team's first N by its precedence.
@@ -292,6 +304,8 @@ class PoolSpecForm(forms.Form):
                 seed=data["seed"] or "0",
                 order=data["order"] or "shuffled",
                 allow_gaps=data["allow_gaps"],
+                strategy=data.get("strategy") or "",
+                budget=data.get("budget") or None,
             )
         except PoolSpecError as error:
             raise forms.ValidationError(str(error)) from None

@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from pooling import selectors, services
 from pooling.api import ORGANISERS, BudgetSerializer
 from pooling.core.revisions import SUMMARY_COLUMNS
-from pooling.core.spec import ORDER_MODES, PRESETS, PoolSpec, spec_label
+from pooling.core.spec import LIVE_STRATEGIES, ORDER_MODES, PRESETS, PoolSpec, spec_label
 from pooling.forms import DEFAULT_POOL_PRESET, PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool, PoolAddition, PoolEntry, PoolRevision
 from pooling.selectors import pool_or_404
@@ -212,6 +212,15 @@ class PoolSpecInputSerializer(serializers.Serializer):
     seed = serializers.CharField(required=False, allow_blank=True, help_text="default 0")
     order = serializers.ChoiceField(choices=list(ORDER_MODES), required=False)
     allow_gaps = serializers.BooleanField(required=False)
+    strategy = serializers.ChoiceField(
+        choices=list(LIVE_STRATEGIES),
+        required=False,
+        help_text="A live adaptive pool: each topic's next document is chosen from the "
+        "judgments so far, among those ranked <= depth (docs/adaptive_pooling.md).",
+    )
+    budget = serializers.IntegerField(
+        required=False, help_text="An adaptive pool's judgments, shared over its topics."
+    )
     runs_per_team = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -728,6 +737,45 @@ class PoolReplanView(APIView):
             "over_by": state.over_by(preview.cost),
             "summary": RevisionSummarySerializer(summary, many=True).data,
         }
+
+
+class BudgetSerializer(serializers.Serializer):
+    budget = serializers.IntegerField(help_text="The adaptive pool's new budget (judgments).")
+    confirm_over_budget = serializers.BooleanField(required=False, default=False)
+
+
+class PoolBudgetView(APIView):
+    """An adaptive pool's re-plan: its budget raised or lowered."""
+
+    permission_classes = ORGANISERS
+
+    @extend_schema(
+        request=BudgetSerializer,
+        responses={
+            200: PoolSerializer,
+            400: OpenApiResponse(description="Not an adaptive pool, or a budget below 1."),
+            409: OpenApiResponse(
+                DetailSerializer, description="Over the budget without confirm_over_budget."
+            ),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Raise or lower an adaptive pool's budget: topics draw up to their new share."""
+        pool = pool_or_404(pool_id)
+        payload = BudgetSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            services.pool_budget_set(
+                pool=pool,
+                budget=payload.validated_data["budget"],
+                created_by=request.user,
+                confirm_over_budget=payload.validated_data["confirm_over_budget"],
+            )
+        except services.OverBudget as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        except services.PoolBuildError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(PoolSerializer(_pool(pool_id)).data)
 
 
 class PoolRetireView(APIView):

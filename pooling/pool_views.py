@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from pooling import selectors, services
 from pooling.core.budget import judged_share, run_contributions, run_overlap, whatif
 from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
-from pooling.core.spec import PRESETS, PoolSpec, spec_label
+from pooling.core.spec import LIVE_STRATEGIES, PRESETS, PoolSpec, spec_label
 from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
@@ -67,6 +67,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "form": form,
         "presets": PRESETS.values(),
+        "live_strategies": LIVE_STRATEGIES,
         "over_budget_error": over_budget,
     }
     context |= whatif

@@ -239,9 +239,13 @@ def pool_whatif(
     table = whatif(ranked, depths=chart_depths(ranked.deepest_rank), specs=[spec], judged=judged)
     totals = table.totals
     state = campaign_budget(campaign)
+    chosen = totals[totals["depth"].isna()].iloc[0].to_dict()
+    if spec.is_adaptive:  # it judges its budget of the candidates, not all of them
+        chosen["pool_size"] = min(int(chosen["pool_size"]), spec.budget or 0)
+        chosen["needed"] = min(int(chosen["needed"]), spec.budget or 0)
     result = PoolWhatIf(
         rows=totals[totals["depth"].notna()].to_dict(orient="records"),
-        chosen=totals[totals["depth"].isna()].iloc[0].to_dict(),
+        chosen=chosen,
         budget_state=state,
         deepest_rank=ranked.deepest_rank,
         n_runs=len(runs),

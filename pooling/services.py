@@ -13,7 +13,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -688,9 +688,13 @@ def pool_build(
     label = spec_label(spec) + (f", first {runs_per_team} run(s) per team" if runs_per_team else "")
     ranked = ranked_runs(campaign, max_depth=spec.max_depth, runs=runs)
     entries = pool_from_ranked(ranked, spec)
+    cost = pool_cost(entries, judged_pairs(campaign))
+    if spec.is_adaptive:
+        # Candidates only: each is drawn when an assessor asks (judging.adaptive).
+        entries = entries.assign(sampled=False, order=pd.NA)
+        cost = min(cost, spec.budget or 0)
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     rows = _entry_rows(entries, topics, progress=progress)
-    cost = pool_cost(entries, judged_pairs(campaign))
     with transaction.atomic():
         budget_check(
             campaign=campaign,
@@ -821,6 +825,10 @@ def pool_revise(
     """
     if spec.source or PoolSpec.from_dict(pool.spec).source:
         raise PoolBuildError("a pool of imported judgments is not built from runs: no re-plan")
+    if spec.is_adaptive or PoolSpec.from_dict(pool.spec).is_adaptive:
+        raise PoolBuildError(
+            "an adaptive pool is re-planned by its budget alone (pool_replan --budget N)"
+        )
     revision = pool_revision_preview(pool, spec=spec, topics=topics)
     topic_pk = dict(pool.campaign.topics.values_list("topic_id", "pk"))
     with transaction.atomic():
@@ -845,6 +853,34 @@ def pool_revise(
         if before_commit:
             before_commit(stored)
     return stored
+
+
+def pool_budget_set(
+    *, pool: Pool, budget: int, created_by: Any = None, confirm_over_budget: bool = False
+) -> Pool:
+    """Raise or lower an adaptive pool's budget (its re-plan): topics draw up to their
+    new share (`PoolSpec.topic_budgets`); what is drawn or judged stays. A raise
+    beyond what the campaign's budget has left raises OverBudget unless confirmed."""
+    spec = PoolSpec.from_dict(pool.spec)
+    if not spec.is_adaptive:
+        raise PoolBuildError(f"pool {pool.pk} is not adaptive: re-plan it with a spec")
+    try:
+        new = replace(spec, budget=budget)
+    except PoolSpecError as error:
+        raise PoolBuildError(str(error)) from None
+    with transaction.atomic():
+        locked = Pool.objects.select_for_update().get(pk=pool.pk)
+        budget_check(
+            campaign=pool.campaign,
+            cost=max(budget - (spec.budget or 0), 0),
+            action=f"raising the budget of pool {pool.pk} to {budget}",
+            confirmed=confirm_over_budget,
+            user=created_by,
+        )
+        locked.spec = new.to_dict()
+        locked.save(update_fields=["spec"])
+    pool.spec = locked.spec
+    return pool
 
 
 def pool_revise_start(

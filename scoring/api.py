@@ -402,3 +402,49 @@ class ReusabilityView(APIView):
         except selectors.ScoringError as error:
             return pool, measure, Response({"detail": str(error)}, status=400)
         return pool, measure, selectors.reusability_job(pool, measure)
+
+
+class StrategyReplayView(APIView):
+    """What each adaptive strategy would have found on the pool's runs (the pool
+    page's replay), with an earlier pool's labels or uploaded qrels, made by a job."""
+
+    permission_classes = [IsAuthenticated, IsOrganiser]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("job", int, description="a replay job (default: newest)")],
+        responses={
+            200: OpenApiResponse(description="The JSON of manage.py simulate_pooling."),
+            202: OpenApiResponse(description="The job is at it: {detail, job, url, page}."),
+            404: OpenApiResponse(description="No replay yet: POST to make one."),
+        },
+    )
+    def get(self, request: Request, pool_id: int) -> Response:
+        from scoring import replay_selectors as replay
+
+        pool = pool_or_404(pool_id)
+        wanted = request.query_params.get("job")
+        job = replay.replay_job(pool, wanted) if wanted else replay.replay_latest(pool)
+        if job is None or job.state != Job.DONE:
+            return _job_waiting(request, job, "replay", state="pool")
+        return Response(job.result["report"])
+
+    @extend_schema(
+        request=None,
+        responses={
+            202: OpenApiResponse(description="{detail, job, url, page}: poll the job, then GET."),
+            400: OpenApiResponse(description="Bad budgets, pool or qrels (file:line: reason)."),
+        },
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        """Start a replay: budgets ("500,1000"), seed, and source_pool (an earlier
+        pool's id) or a multipart `qrels` file."""
+        from scoring import replay_selectors as replay
+        from scoring.replay_views import replay_request
+
+        pool = pool_or_404(pool_id)
+        try:
+            params = replay_request(request, pool)
+        except replay.ReplayError as error:
+            return Response({"detail": str(error)}, status=400)
+        job = replay.replay_start(pool=pool, params=params, user=request.user)
+        return job_accepted(request, job, "The replay is being made: poll the job.")

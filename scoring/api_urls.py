@@ -15,6 +15,11 @@ urlpatterns = [
         name="api-pool-leaderboard",
     ),
     path(
+        "pools/<int:pool_id>/strategies/",
+        api.StrategyReplayView.as_view(),
+        name="api-pool-strategy-replay",
+    ),
+    path(
         "pools/<int:pool_id>/reusability/",
         api.ReusabilityView.as_view(),
         name="api-pool-reusability",

@@ -156,3 +156,18 @@ def release_make(job: Job, progress: JobProgress) -> dict[str, Any]:
         before_commit=stored,
     )
     return job.result
+
+
+def strategy_replay(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """What each adaptive strategy would have found on a pool's runs, with an earlier
+    pool's labels or uploaded qrels as the truth: params as
+    `replay_selectors.replay_params`, by which the pool page and API find it."""
+    from scoring import replay_selectors
+
+    result = replay_selectors.replay_run(job.params, progress=progress)
+    report = result["report"]
+    progress.note(
+        f"{len(report['strategies'])} strategies replayed over {report['runs']} runs and "
+        f"{report['topics']} topics"
+    )
+    return result

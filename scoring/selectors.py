@@ -25,6 +25,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from judging import selectors as judging_selectors
+from judging.adaptive import adaptive_inclusion, is_adaptive
 from judging.models import Adjudication, JudgmentEvent
 from pooling import selectors as pooling_selectors
 from pooling.core.spec import PoolSpec
@@ -123,10 +124,16 @@ def pool_state(pool: Pool, *, labels: str = HUMAN_LABELS) -> PoolState:
     (ExportError for another)."""
     if labels not in LABEL_SOURCES:
         raise ExportError(f"labels {labels!r}: one of {', '.join(LABEL_SOURCES)}")
+    entries = pooling_selectors.pool_entries_frame(pool)
+    if is_adaptive(pool):
+        # The probabilities of the draws so far, not of the build (judging.adaptive).
+        inclusion = adaptive_inclusion(pool)
+        keys = zip(entries["query_id"], entries["doc_id"], strict=True)
+        entries["inclusion_probability"] = [inclusion[key] for key in keys]
     return PoolState(
         pool=pool,
         labels=judging_selectors.final_labels(pool),
-        entries=pooling_selectors.pool_entries_frame(pool),
+        entries=entries,
         aspects=pool.campaign.schema.aspect_ids,
         answers=_answers(pool),
     )
@@ -304,6 +311,8 @@ def export_manifest(
         "state_as_of": state_time(pool),
         "exported_at": timezone.now().isoformat(timespec="seconds"),
     }
+    if is_adaptive(pool):
+        manifest["adaptive"] = adaptive_manifest(pool)
     if "correctness" in formats:
         manifest["correctness_mapping"] = exports.CORRECTNESS_MAPPING
         manifest["accepted_answers"] = dict(sorted(state.answers.items()))
@@ -312,6 +321,26 @@ def export_manifest(
             "credibility" if "credibility" in state.aspects else state.aspects[0]
         )
     return manifest
+
+
+def adaptive_manifest(pool: Pool) -> dict[str, Any]:
+    """What a reader of an adaptive pool's bundle must know (docs/adaptive_pooling.md)."""
+    strategy = pool.spec["strategy"]
+    sampled = strategy == "active"
+    return {
+        "strategy": strategy,
+        "budget": pool.spec["budget"],
+        "order": "each topic's documents were drawn one at a time, when its assessor asked, "
+        "from the judgments so far; an entry's order is its place in its topic's draws",
+        "inclusion_probabilities": (
+            "inclusion.tsv (with the stratified format): each candidate's probability of "
+            "being drawn by the draws made, for sample_eval-style estimates"
+            if sampled
+            else "none: the strategy is deterministic given the labels, so inclusion.tsv "
+            "holds 1 for a drawn document and 0 for the others, and no estimate from it "
+            "is unbiased; score the judged documents as a (biased) pool"
+        ),
+    }
 
 
 def _counts(state: PoolState) -> dict[str, Any]:
@@ -786,6 +815,14 @@ def reusability_depths(pool: Pool) -> tuple[bool, dict[str, int]]:
         raise ScoringError(
             f"pool {pool.pk} holds judgments imported from {spec.source}, not a pool of "
             "runs: there is nothing to leave out"
+        )
+    if spec.is_adaptive:
+        raise ScoringError(
+            f"pool {pool.pk} is adaptive ({spec.strategy}): which documents were judged "
+            "depended on every run's earlier finds, so leaving a run's documents out of its "
+            "judgments does not show the pool built without it (docs/adaptive_pooling.md, "
+            "rank bias and reusability); replay the strategy without the run instead "
+            "(manage.py simulate_pooling)"
         )
     sampled = pooling_selectors.pool_samples(pool)
     depths = {}

@@ -5,6 +5,7 @@ from scoring import (
     answer_views,
     leaderboard_views,
     release_views,
+    replay_views,
     reusability_views,
     task_views,
     views,
@@ -43,6 +44,16 @@ urlpatterns = [
         "pools/<int:pool_id>/leaderboard/plots/<str:kind>/",
         leaderboard_views.leaderboard_plot,
         name="leaderboard_plot",
+    ),
+    path(
+        "pools/<int:pool_id>/strategies/",
+        replay_views.pool_strategy_replay,
+        name="pool_strategy_replay",
+    ),
+    path(
+        "pools/<int:pool_id>/strategies/<int:job_id>.<str:fmt>",
+        replay_views.pool_strategy_replay_plot,
+        name="pool_strategy_replay_plot",
     ),
     path(
         "pools/<int:pool_id>/reusability/",

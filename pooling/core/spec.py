@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 OrderMode = Literal["shuffled", "docno"]
+# The strategies a live adaptive pool may use (docs/adaptive_pooling.md, "Live adaptive pools").
+LIVE_STRATEGIES = ("mtf", "hedge", "bandit", "thompson", "active")
 ORDER_MODES: tuple[OrderMode, ...] = ("shuffled", "docno")
 RATE_DECIMALS = 6
 RATE_UNIT = 10**RATE_DECIMALS  # rates are whole millionths
@@ -94,6 +96,11 @@ class PoolSpec:
     - source: for a pool not built from runs, where its entries came from
       (judgments imported from a qrels file: see `pool_of_judged`); such a
       pool has no depth and no strata, and takes no late runs.
+    - strategy, budget: a live adaptive pool (one of LIVE_STRATEGIES): the
+      documents ranked <= depth are its candidates, none drawn at the build;
+      the assessor's next document is chosen when she asks for it, until
+      `budget` judgments (shared over the topics: `topic_budgets`). Needs a
+      depth and no strata.
     """
 
     depth: int | None = None
@@ -103,6 +110,8 @@ class PoolSpec:
     order: OrderMode = "shuffled"
     allow_gaps: bool = False
     source: str = ""
+    strategy: str = ""
+    budget: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "strata", tuple(self.strata))
@@ -130,6 +139,18 @@ class PoolSpec:
         if self.order not in ORDER_MODES:
             modes = ", ".join(ORDER_MODES)
             raise PoolSpecError(f"order must be one of {modes}, not {self.order!r}")
+        _check_adaptive(self)
+
+    @property
+    def is_adaptive(self) -> bool:
+        """Whether the assessors' documents are chosen live (`strategy`)."""
+        return bool(self.strategy)
+
+    def topic_budgets(self, topics: Sequence[str]) -> dict[str, int]:
+        """An adaptive pool's budget shared over `topics` (in topic order): each gets
+        budget // n, the first budget % n one more (the equal allocation)."""
+        budget, n = self.budget or 0, len(topics)
+        return {t: budget // n + (i < budget % n) for i, t in enumerate(topics)} if n else {}
 
     def strata_for(self, topic_id: str) -> tuple[Stratum, ...]:
         """Every stratum of this topic, the depth stratum (if any) first."""
@@ -177,7 +198,7 @@ class PoolSpec:
     @property
     def accepts_late_runs(self) -> bool:
         """Whether late runs can add their documents (see `add_runs_to_pool`)."""
-        return self.is_depth_only and not self.source
+        return self.is_depth_only and not self.source and not self.strategy
 
     def scaled(self, factor: float) -> PoolSpec:
         """This spec with the rate of every stratum in `strata` times `factor`,
@@ -207,6 +228,7 @@ class PoolSpec:
             data
             | ({"allow_gaps": True} if self.allow_gaps else {})
             | ({"source": self.source} if self.source else {})
+            | ({"strategy": self.strategy, "budget": self.budget} if self.strategy else {})
         )
 
     @classmethod
@@ -219,6 +241,8 @@ class PoolSpec:
             order=data.get("order", "shuffled"),
             allow_gaps=bool(data.get("allow_gaps", False)),
             source=data.get("source", ""),
+            strategy=data.get("strategy", ""),
+            budget=data.get("budget"),
         )
 
     def to_args(self) -> list[str]:
@@ -228,11 +252,33 @@ class PoolSpec:
             args += ["--stratum", str(stratum)]
         for topic, depth in self.topic_depths.items():
             args += ["--topic-depth", f"{topic}:{depth}"]
+        if self.strategy:
+            args += ["--strategy", self.strategy, "--budget", str(self.budget)]
         args += ["--seed", str(self.seed), "--order", self.order]
         return [*args, "--allow-gaps"] if self.allow_gaps else args
 
     def __str__(self) -> str:
         return " ".join(self.to_args())
+
+
+def _check_adaptive(spec: PoolSpec) -> None:
+    """A live adaptive pool: a known strategy, a positive budget, candidates to depth."""
+    if not spec.strategy:
+        if spec.budget is not None:
+            raise PoolSpecError("a budget is for an adaptive pool: give --strategy too")
+        return
+    if spec.strategy not in LIVE_STRATEGIES:
+        raise PoolSpecError(
+            f"unknown strategy {spec.strategy!r} (one of {', '.join(LIVE_STRATEGIES)})"
+        )
+    budget = spec.budget
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise PoolSpecError(f"an adaptive pool's budget must be 1 or more, not {budget!r}")
+    if spec.depth is None or spec.strata or spec.topic_depths:
+        raise PoolSpecError(
+            "an adaptive pool chooses among the documents ranked <= --depth: "
+            "give a depth and no strata or per-topic depths"
+        )
 
 
 def _check_depth(label: str, depth: object, strata: Sequence[Stratum]) -> None:
@@ -323,6 +369,8 @@ def parse_pool_spec(
     seed: str | int | None = None,
     order: str = "shuffled",
     allow_gaps: bool = False,
+    strategy: str = "",
+    budget: str | int | None = None,
 ) -> PoolSpec:
     """A spec from command-line texts: `--depth 20 --stratum 21-100:0.8
     --topic-depth 301:50 --seed 7 --order docno [--allow-gaps]` (strata and
@@ -345,6 +393,8 @@ def parse_pool_spec(
         seed=0 if seed is None else _parse_int("seed", seed),
         order=order,
         allow_gaps=allow_gaps,
+        strategy=strategy or "",
+        budget=None if budget is None else _parse_int("budget", budget),
     )
 
 
@@ -384,4 +434,6 @@ def spec_label(spec: PoolSpec) -> str:
     text = " ".join(str(stratum) for stratum in spec.strata_for(""))
     if spec.topic_depths:
         text += f" ({len(spec.topic_depths)} topics with their own depth)"
+    if spec.strategy:
+        text = f"adaptive {spec.strategy}, {spec.budget} judgments, among {text}"
     return text

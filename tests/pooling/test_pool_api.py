@@ -237,3 +237,47 @@ def test_the_api_pools_each_teams_first_runs_as_the_page_does(
     assert response.status_code == 202, response.json()
     assert sorted(Pool.objects.get().runs.values_list("tag", flat=True)) == ["o", "t2"]
     assert api.get("/api/campaigns/trec-x/pools/whatif/", {"runs_per_team": 0}).status_code == 400
+
+
+def test_build_an_adaptive_pool_and_refuse_a_bad_strategy(
+    api, campaign, django_capture_on_commit_callbacks
+):
+    response = build(
+        api, django_capture_on_commit_callbacks, depth="3", strategy="hedge", budget=4, name="h"
+    )
+    assert response.status_code == 202, response.json()
+    pool = Pool.objects.get()
+    assert (pool.spec["strategy"], pool.spec["budget"]) == ("hedge", 4)
+    assert not pool.entries.filter(sampled=True).exists()
+    bad = build(api, django_capture_on_commit_callbacks, depth="3", strategy="greedy", budget=4)
+    assert bad.status_code == 400
+    assert "strategy" in bad.json()
+    zero = build(api, django_capture_on_commit_callbacks, depth="3", strategy="mtf", budget=0)
+    assert zero.status_code == 400
+    assert "budget must be 1 or more" in str(zero.json())
+    assert Pool.objects.count() == 1
+
+
+def test_an_adaptive_pools_budget_is_raised_or_lowered_over_the_api(api, campaign):
+    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4))
+    raised = api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 6}, format="json")
+    assert raised.status_code == 200, raised.json()
+    pool.refresh_from_db()
+    assert pool.spec["budget"] == 6
+    over = api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 500}, format="json")
+    assert over.status_code == 409
+    assert api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 0}).status_code == 400
+    fixed = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    refused = api.post(f"/api/pools/{fixed.pk}/budget/", {"budget": 5}, format="json")
+    assert refused.status_code == 400
+    assert "not adaptive" in refused.json()["detail"]
+    pool.refresh_from_db()
+    assert pool.spec["budget"] == 6
+
+
+def test_whatif_costs_an_adaptive_pool_its_budget(api, campaign):
+    body = api.get(
+        "/api/campaigns/trec-x/pools/whatif/", {"depth": "3", "strategy": "mtf", "budget": "4"}
+    ).json()
+    assert (body["chosen"]["candidates"], body["chosen"]["needed"]) == (7, 4)
+    assert body["left_after"] == 96

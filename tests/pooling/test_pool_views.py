@@ -450,3 +450,19 @@ def test_a_depth_far_past_the_runs_is_costed_from_what_the_runs_hold(
     page = organiser_client.get(url, {**fields, "seed": "0"}).content.decode()
     # The runs retrieve 10 distinct (topic, docno) pairs, down to rank 4.
     assert "This strategy asks for <strong>10</strong> judgments (10 documents pooled)" in page
+
+
+def test_the_page_builds_an_adaptive_pool_and_says_what_is_wrong_with_one(
+    organiser_client, campaign, django_capture_on_commit_callbacks
+):
+    page = organiser_client.get(new_url(campaign)).content.decode()
+    assert '<option value="mtf">adaptive: mtf</option>' in page
+    refused = organiser_client.post(new_url(campaign), {"depth": "2", "strategy": "mtf"})
+    assert "budget must be 1 or more" in refused.content.decode()
+    assert not Pool.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(
+            new_url(campaign), {"depth": "2", "strategy": "active", "budget": "3", "seed": "1"}
+        )
+    pool = Pool.objects.get()
+    assert (pool.spec["strategy"], pool.spec["budget"], pool.spec["seed"]) == ("active", 3, 1)

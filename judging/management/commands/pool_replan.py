@@ -36,11 +36,14 @@ class Command(WorkbenchCommand):
             action="store_true",
             help="apply even past the budget (the overrun is recorded)",
         )
-        add_pool_spec_arguments(parser)
+        add_pool_spec_arguments(parser, adaptive=True)
 
     def handle(self, *args: object, **options: Any) -> None:
         pool = pool_or_error(options["pool"])
         base = PoolSpec.from_dict(pool.spec)
+        if base.is_adaptive:
+            self._set_budget(pool, options)
+            return
         requested = spec_or_error(options)
         seed = base.seed if options["seed"] is None else requested.seed
         spec = replace(requested, seed=seed, order=base.order)
@@ -74,6 +77,28 @@ class Command(WorkbenchCommand):
         except services.PoolBuildError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"pool {pool.pk}: revision {revision.number} applied")
+
+    def _set_budget(self, pool: Any, options: Any) -> None:
+        """An adaptive pool's re-plan: its budget, raised or lowered."""
+        if options["budget"] is None:
+            raise CommandError(f"pool {pool.pk} is adaptive: give its new budget (--budget N)")
+        try:
+            budget = int(options["budget"])
+        except ValueError:
+            raise CommandError(f"budget {options['budget']!r} is not an integer") from None
+        if options["dry_run"]:
+            self.stdout.write(f"pool {pool.pk}: the budget would be {budget}")
+            return
+        try:
+            services.pool_budget_set(
+                pool=pool, budget=budget, confirm_over_budget=options["confirm_over_budget"]
+            )
+        except services.OverBudget as error:
+            raise CommandError(f"{error} (--confirm-over-budget)") from None
+        except services.PoolBuildError as error:
+            raise CommandError(str(error)) from None
+        status = campaign_status(pool.campaign)
+        self.stdout.write(f"pool {pool.pk}: budget {budget}; forecast {status.forecast.describe()}")
 
     def _topics(self, pool: Any, text: str) -> list[str]:
         if text == "unfinished":

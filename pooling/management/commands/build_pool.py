@@ -10,7 +10,8 @@ class Command(WorkbenchCommand):
     help = (
         "Build a pool from every run of a campaign (or each team's first N runs by "
         "precedence: --runs-per-team N) and store it: depth-k (--depth 20), stratified "
-        "(--stratum 21-100:0.8 ...) or both."
+        "(--stratum 21-100:0.8 ...) or both; or adaptive (--depth 100 --strategy mtf --budget N: "
+        "the next document chosen from the judgments so far)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -30,7 +31,7 @@ class Command(WorkbenchCommand):
             help="pool each team's first N runs by the team's precedence (late runs left out) "
             "and the organiser's own runs, instead of every run",
         )
-        add_pool_spec_arguments(parser)
+        add_pool_spec_arguments(parser, adaptive=True)
 
     def handle(self, *args: object, **options: object) -> None:
         campaign = campaign_or_error(options["campaign"])
