@@ -739,7 +739,7 @@ class PoolReplanView(APIView):
         }
 
 
-class BudgetSerializer(serializers.Serializer):
+class PoolBudgetSerializer(serializers.Serializer):
     budget = serializers.IntegerField(help_text="The adaptive pool's new budget (judgments).")
     confirm_over_budget = serializers.BooleanField(required=False, default=False)
 
@@ -750,7 +750,7 @@ class PoolBudgetView(APIView):
     permission_classes = ORGANISERS
 
     @extend_schema(
-        request=BudgetSerializer,
+        request=PoolBudgetSerializer,
         responses={
             200: PoolSerializer,
             400: OpenApiResponse(description="Not an adaptive pool, or a budget below 1."),
@@ -762,7 +762,7 @@ class PoolBudgetView(APIView):
     def post(self, request: Request, pool_id: int) -> Response:
         """Raise or lower an adaptive pool's budget: topics draw up to their new share."""
         pool = pool_or_404(pool_id)
-        payload = BudgetSerializer(data=request.data)
+        payload = PoolBudgetSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         try:
             services.pool_budget_set(
