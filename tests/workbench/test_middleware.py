@@ -80,3 +80,16 @@ def test_an_ordinary_address_is_let_through(client, world):
     client.force_login(world["assignment"].assessor)
     response = client.get(f"/api/assignments/{world['assignment'].pk}/next/")
     assert response.status_code == 204  # every document of the queue is judged
+
+
+def test_ticked_values_that_are_no_ids_name_nothing(organiser_client, world):
+    pool, slug = world["pool"], world["campaign"].slug
+    for value in ("NaN", "$x$", "9" * 10_000, str(2**64)):
+        added = organiser_client.post(
+            f"/campaigns/{slug}/pools/{pool.pk}/add-runs/", {"runs": value}
+        )
+        assigned = organiser_client.post(
+            f"/judge/pools/{pool.pk}/assignments/", {"topics": value, "assessors": value}
+        )
+        assert added.status_code < 500
+        assert assigned.status_code < 500
