@@ -79,6 +79,26 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> Any:
     return page_not_found(request, exception)
 
 
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> Any:
+    """Django's 400 page, in JSON for the API's clients: what Django refuses before
+    any view (too many files or fields in one request, a body past the limit)."""
+    if request.path.startswith("/api/"):
+        reason = str(exception) if exception is not None else ""
+        return JsonResponse({"detail": reason or "Bad request."}, status=400)
+    from django.views.defaults import bad_request as page
+
+    return page(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> Any:
+    """Django's 403 page, in JSON for the API's clients (a CSRF failure answers its own)."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": str(exception or "") or "Forbidden."}, status=403)
+    from django.views.defaults import permission_denied as page
+
+    return page(request, exception)
+
+
 def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
     """Django's 500 page, in JSON for the API's clients."""
     if request.path.startswith("/api/"):
