@@ -20,8 +20,9 @@ OrderMode = Literal["shuffled", "docno"]
 ORDER_MODES: tuple[OrderMode, ...] = ("shuffled", "docno")
 RATE_DECIMALS = 6
 RATE_UNIT = 10**RATE_DECIMALS  # rates are whole millionths
-# The deepest rank a pool reaches: ranks are 32-bit integers where they are stored.
-MAX_RANK = 2**31 - 1
+# The deepest rank a depth or stratum may name: what a database integer holds (a
+# depth far past the runs is costed from what they hold, so no lower bound is due).
+MAX_RANK = 2**63 - 1
 MAX_SEED = 2**63 - 1
 
 

@@ -1,4 +1,4 @@
-"""Depths, strata and seeds past what a rank or a seed can be are refused with the
+"""Depths, strata and seeds past what a database integer holds are refused with the
 reason, on the pages and the API alike (they were an OverflowError 500)."""
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ def pool():
 @pytest.mark.parametrize(
     ("params", "reason"),
     [
-        ({"depth": HUGE}, "depth must be at most 2,147,483,647"),
+        ({"depth": HUGE}, "depth must be at most 9,223,372,036,854,775,807"),
         ({"depth": "9" * 10_000}, "is not an integer"),
-        ({"depth": "10", "strata": f"11-{HUGE}:0.5"}, "ranks end at 2,147,483,647"),
+        ({"depth": "10", "strata": f"11-{HUGE}:0.5"}, "ranks end at 9,223,372,036,854,775,807"),
         ({"depth": "10", "seed": HUGE}, "the seed must be at most"),
     ],
 )
