@@ -96,6 +96,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # A NUL or control character in the address, a path integer past bigint: 400/404 once.
+    "workbench.middleware.RefuseUnreadableRequests",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -166,9 +168,10 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Failed logins (login pages, API tokens) are throttled by django-axes, per
-# account and per address: after WORKBENCH_LOGIN_FAILURE_LIMIT failures, that
-# account and that address get 429 until WORKBENCH_LOGIN_COOLOFF_MINUTES have
-# passed since the last failure. Counts live in the database, so every web
+# account and address together (bad tokens per address): after
+# WORKBENCH_LOGIN_FAILURE_LIMIT failures, that account from that address gets
+# 429 until WORKBENCH_LOGIN_COOLOFF_MINUTES have passed since the last failure;
+# a valid token always works. Counts live in the database, so every web
 # worker sees them. See workbench/lockout.py.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",

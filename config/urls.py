@@ -2,9 +2,10 @@ from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from workbench import views
+from workbench.schema import SchemaView
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -34,7 +35,7 @@ urlpatterns = [
         ),
     ),
     path("api/", include("config.api_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     # People are sent to log in; the schema itself answers 401 (SPECTACULAR_SETTINGS).
     path(
         "api/docs/",
@@ -43,5 +44,7 @@ urlpatterns = [
     ),
 ]
 
+handler400 = "workbench.api.bad_request"
+handler403 = "workbench.api.permission_denied"
 handler404 = "workbench.api.not_found"
 handler500 = "workbench.api.server_error"

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import IsAuthenticated
@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from judging import services
 from judging.models import Assignment, DocumentNote, Judgment
 from pooling.models import Document, Pool, PoolEntry
-from workbench.api import OptionalPagination
+from workbench.api import Filter, OptionalPagination, QueryFilter
 from workbench.core.label_schema import LabelError
 from workbench.roles import IsOrganiser
 
@@ -218,16 +218,12 @@ class PoolJudgmentsView(ListAPIView):
     permission_classes = [IsAuthenticated, IsOrganiser]
     serializer_class = PoolJudgmentSerializer
     pagination_class = OptionalPagination
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("topic", str, description="topic id"),
-            OpenApiParameter("assessor", str, description="username"),
-            OpenApiParameter("relevance", int),
-        ]
-    )
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    filter_backends = [QueryFilter]
+    filters = {
+        "topic": Filter("topic__topic_id", "topic id"),
+        "assessor": Filter("assessor__username", "username"),
+        "relevance": Filter("relevance", "relevance grade", "integer"),
+    }
 
     def get_queryset(self) -> Any:
         pool = get_object_or_404(Pool, pk=self.kwargs["pool_id"])
@@ -235,13 +231,6 @@ class PoolJudgmentsView(ListAPIView):
             pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno")
         )
         judgments = Judgment.objects.filter(Exists(in_pool)).select_related("topic", "assessor")
-        params = self.request.query_params
-        if params.get("topic"):
-            judgments = judgments.filter(topic__topic_id=params["topic"])
-        if params.get("assessor"):
-            judgments = judgments.filter(assessor__username=params["assessor"])
-        if params.get("relevance") not in (None, ""):
-            judgments = judgments.filter(relevance=params["relevance"])
         return judgments.order_by("topic__position", "docno", "assessor__username")
 
 

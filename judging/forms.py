@@ -12,6 +12,21 @@ from judging.models import DocumentNote, PoolPolicy
 from pooling.models import Topic
 
 
+class AccountsField(forms.ModelMultipleChoiceField):
+    """Accounts ticked by id; an id past bigint is an invalid choice, not a query
+    the database cannot run (SQLite's OverflowError, a 500)."""
+
+    def _check_values(self, value: Any) -> Any:
+        for pk in value:
+            if str(pk).isascii() and str(pk).isdigit() and (len(str(pk)) > 18):
+                raise forms.ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": str(pk)[:40]},
+                )
+        return super()._check_values(value)
+
+
 class OverlapForm(forms.Form):
     """How many documents to judge K times; previewed by GET, assigned by POST."""
 
@@ -22,7 +37,7 @@ class OverlapForm(forms.Form):
     )
     seed = forms.IntegerField(required=False)
     topics = forms.MultipleChoiceField(required=False)
-    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none(), required=False)
+    assessors = AccountsField(queryset=User.objects.none(), required=False)
     confirm_over_budget = forms.BooleanField(required=False)
 
     def __init__(

@@ -23,6 +23,7 @@ from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget, count_without_text, pool_or_404
 from pooling.services import OverBudget
 from workbench.core.label_schema import LabelError
+from workbench.http import ids_of
 from workbench.roles import organiser_required
 
 
@@ -32,11 +33,11 @@ def pool_assignments(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = pool_or_404(pool_id)
     if request.method == "POST":
         # Dealt in the order the page lists them: topics by position, assessors by name.
-        topics = pool.campaign.topics.filter(pk__in=request.POST.getlist("topics")).order_by(
-            "position"
-        )
+        topics = pool.campaign.topics.filter(
+            pk__in=ids_of(request.POST.getlist("topics"))
+        ).order_by("position")
         assessors = User.objects.filter(
-            pk__in=request.POST.getlist("assessors"), is_active=True
+            pk__in=ids_of(request.POST.getlist("assessors")), is_active=True
         ).order_by("username")
         try:
             created = services.assignments_create(pool=pool, topics=topics, assessors=assessors)

@@ -20,6 +20,7 @@ from participation.scores_selectors import (
     team_releases,
     team_scores,
 )
+from participation.scores_views import RELEASE_ID
 from participation.selectors import team_for_member_or_404
 from scoring import selectors
 from scoring.core.analysis.render import to_json
@@ -55,8 +56,8 @@ def _refused(error: selectors.ScoringError) -> Response:
 
 def _release(request: Request, team: object) -> Release:
     text = request.query_params.get("release", "").strip()
-    if text and not text.isdigit():
-        raise selectors.ScoringError(f"release: a release id, not {text!r}")
+    if text and not RELEASE_ID.fullmatch(text):
+        raise selectors.ScoringError(f"release: a release id, not {text[:40]!r}")
     return team_release(team, int(text) if text else None)  # type: ignore[arg-type]
 
 

@@ -3,6 +3,7 @@ leaderboard, as released (`?release=ID` for an earlier one; the newest by defaul
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -40,9 +41,13 @@ def _not_shown(error: selectors.ScoringError) -> tuple[str, int]:
     return f"{str(error).capitalize()}.", 400
 
 
+# A release id as a query value: digits a bigint holds (10,000 digits were a 500).
+RELEASE_ID = re.compile(r"[0-9]{1,18}")
+
+
 def _release_id(request: HttpRequest) -> int | None:
     text = request.GET.get("release", "").strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if RELEASE_ID.fullmatch(text) else None
 
 
 def _context(team: Team, release: Release | None = None) -> dict[str, Any]:

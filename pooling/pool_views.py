@@ -18,7 +18,7 @@ from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from workbench.core.charts import Frame
-from workbench.http import plot_format_error, plot_response, streamed_attachment
+from workbench.http import ids_of, plot_format_error, plot_response, streamed_attachment
 from workbench.roles import organiser_required
 
 
@@ -258,7 +258,7 @@ def pool_export(request: HttpRequest, slug: str, pool_id: int, kind: str) -> Htt
 @require_POST
 def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
     pool = _pool(slug, pool_id)
-    runs = list(pool.campaign.runs.filter(pk__in=request.POST.getlist("runs")))
+    runs = list(pool.campaign.runs.filter(pk__in=ids_of(request.POST.getlist("runs"))))
     try:
         addition = services.pool_add_runs(
             pool=pool,

@@ -99,9 +99,9 @@ def leaderboard_table(
     """The measure's per-topic values a pool's leaderboard rests on (the page, its
     downloads and pictures, the API): scored here for a small pool; for a large
     one the table a job stored on the current labels, or None (`job_result`)."""
+    selectors.leaderboard_measure_name(measure)  # the request's mistake, not a failed job
     if selectors.scores_in_request(pool):
         return selectors.pool_score_table(pool=pool, measure=measure)
-    selectors.trec_measures([measure])  # the request's mistake, not a failed job
     spec = selectors.leaderboard_job(pool, measure)
     result = job_result(request, pool=pool, context=context, **spec)
     return None if result is None else ScoreTable.from_dict(result["table"])

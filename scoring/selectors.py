@@ -498,6 +498,18 @@ def trec_measures(measures: list[str]) -> list[RequestedMeasure]:
         raise ScoringError(str(error)) from None
 
 
+def leaderboard_measure_name(measure: str) -> str:
+    """The one value a leaderboard ranks by (`P.10` is P_10, `Rprec_mult_1.5` is
+    Rprec_mult_1.50, an inferred measure is itself); ScoringError for a measure it
+    does not know or that names several values (`recall.1,2`, `P`)."""
+    if measure in INFERRED_MEASURES:
+        return measure
+    try:
+        return TREC.select_one(measure).names[0]
+    except (MeasureError, ParamError) as error:
+        raise ScoringError(str(error)) from None
+
+
 def pool_scores(
     *, pool: Pool, measures: list[str] | None = None, per_topic: bool = False
 ) -> pd.DataFrame:
@@ -711,7 +723,7 @@ def score_table_of(report: PoolScores, measure: str) -> ScoreTable:
     if not report.missing:  # a key per run scored
         raise NoRuns("no runs yet: the campaign has no run to rank")
     scores = report.scores[report.scores["query_id"] != "all"]
-    name = TREC.select([measure])[0].names[0] if measure not in INFERRED_MEASURES else measure
+    name = leaderboard_measure_name(measure)
     scores = scores[scores["measure"] == name]
     if scores.empty:
         raise ScoringError(f"measure {measure!r} has no per-topic values for this pool")

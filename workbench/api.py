@@ -28,13 +28,33 @@ log = logging.getLogger(__name__)
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's parser, with a body nested too deeply for the decoder a 400 like any bad JSON."""
+    """DRF's parser, with a body nested too deeply for the decoder a 400 like any bad
+    JSON, and a NUL in any string of it (PostgreSQL stores no NUL in text) a 400 too."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
         try:
-            return super().parse(stream, media_type, parser_context)
+            data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply") from None
+        if _holds_nul(data):
+            raise ParseError("JSON parse error - a string holds U+0000 (NUL), which none may hold")
+        return data
+
+
+def _holds_nul(data: Any) -> bool:
+    """Whether a NUL is in any key or string of parsed JSON (walked without recursion)."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def handle_exception(error: Exception, context: dict[str, Any]) -> Response | None:
@@ -57,6 +77,26 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> Any:
     from django.views.defaults import page_not_found
 
     return page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> Any:
+    """Django's 400 page, in JSON for the API's clients: what Django refuses before
+    any view (too many files or fields in one request, a body past the limit)."""
+    if request.path.startswith("/api/"):
+        reason = str(exception) if exception is not None else ""
+        return JsonResponse({"detail": reason or "Bad request."}, status=400)
+    from django.views.defaults import bad_request as page
+
+    return page(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> Any:
+    """Django's 403 page, in JSON for the API's clients (a CSRF failure answers its own)."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": str(exception or "") or "Forbidden."}, status=403)
+    from django.views.defaults import permission_denied as page
+
+    return page(request, exception)
 
 
 def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:

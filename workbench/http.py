@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
@@ -9,6 +10,7 @@ from django.utils.http import content_disposition_header
 
 from workbench.core.plots import FORMATS, Plot
 
+_ID = re.compile(r"[0-9]{1,18}")
 # Control characters (NUL, CR, LF...) cannot travel in a header.
 _CONTROL = dict.fromkeys((*range(32), 127), "_")
 
@@ -52,3 +54,10 @@ def plot_format_error(fmt: str) -> HttpResponse | None:
     if fmt in PLOT_FORMATS:
         return None
     return HttpResponse(f"format: one of {', '.join(PLOT_FORMATS)}", status=400)
+
+
+def ids_of(values: list[str]) -> list[int]:
+    """The row ids among ticked values (`request.POST.getlist("runs")`): digits a
+    bigint holds; any other value names no row (`NaN`, `$x$`, 10,000 digits were a
+    ValueError or OverflowError in the query, a 500)."""
+    return [int(value) for value in values if _ID.fullmatch(value)]

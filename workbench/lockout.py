@@ -1,11 +1,17 @@
 """Throttled logins: django-axes on the login pages, and on DRF's token authentication.
 
-Failures count per account and per address: after AXES_FAILURE_LIMIT of
-them within AXES_COOLOFF_TIME (settings.py reads both from the
-environment), that account, from anywhere, and that address, for any
-account, are refused with 429 until the cool-off has passed since the last
-failure. A bad API token names no account, so it counts for its address
-only. Settings point axes at the functions here.
+Failures count per account and address together: after AXES_FAILURE_LIMIT
+of them within AXES_COOLOFF_TIME (settings.py reads both from the
+environment), that account is refused from that address with 429 until the
+cool-off has passed since the last failure, even with the right password. So
+guessing one account's password is throttled, and no one can lock an
+account (`organiser`) for everyone by failing it from elsewhere, nor lock
+out every user behind one address.
+
+A bad API token names no account: bad tokens count for their address, and
+at the limit more bad tokens from it get 429; a valid token always works (a
+token is 40 random hex digits: there is no guessing it, and a valid one from
+a locked address is its owner). Settings point axes at the functions here.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ def cool_off_seconds() -> int:
 def lockout_message() -> str:
     minutes = cool_off_seconds() // 60
     return (
-        "Too many failed logins for this account or from this address. "
+        "Too many failed logins for this account from this address. "
         f"Try again in {minutes} minutes."
     )
 
@@ -54,13 +60,13 @@ def client_address(request: HttpRequest) -> str | None:
     return request.META.get("REMOTE_ADDR")
 
 
-def lockout_parameters(request_or_attempt: Any, credentials: dict | None = None) -> list[str]:
-    """Per address always; per account too when the attempt names one."""
+def lockout_parameters(request_or_attempt: Any, credentials: dict | None = None) -> list[Any]:
+    """The account and the address together; the address alone for a bad token."""
     if isinstance(request_or_attempt, AccessBase):
         username = request_or_attempt.username
     else:
         username = get_client_username(request_or_attempt, credentials)
-    return ["ip_address", "username"] if username else ["ip_address"]
+    return [["username", "ip_address"]] if username else ["ip_address"]
 
 
 def lockout_response(
@@ -77,18 +83,19 @@ def lockout_response(
 
 
 class LockoutTokenAuthentication(TokenAuthentication):
-    """DRF's token authentication whose failures count as failed logins of their address."""
+    """DRF's token authentication whose failures count as failed logins of their
+    address; a valid token works from a locked address too."""
 
     def authenticate(self, request: Request) -> Any:
         header = get_authorization_header(request).split()
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None  # no token: another authentication's business
         http_request = request._request
-        if not AxesProxyHandler.is_allowed(http_request, _TOKEN_CREDENTIALS):
-            raise Throttled(wait=cool_off_seconds(), detail=lockout_message())
         try:
             return super().authenticate(request)
         except AuthenticationFailed:
+            if not AxesProxyHandler.is_allowed(http_request, _TOKEN_CREDENTIALS):
+                raise Throttled(wait=cool_off_seconds(), detail=lockout_message()) from None
             # axes records it; at the limit its middleware answers lockout_response.
             user_login_failed.send(
                 sender=type(self), credentials=dict(_TOKEN_CREDENTIALS), request=http_request

@@ -22,6 +22,10 @@ LIVE_STRATEGIES = ("mtf", "hedge", "bandit", "thompson", "active")
 ORDER_MODES: tuple[OrderMode, ...] = ("shuffled", "docno")
 RATE_DECIMALS = 6
 RATE_UNIT = 10**RATE_DECIMALS  # rates are whole millionths
+# The deepest rank a depth or stratum may name: what a database integer holds (a
+# depth far past the runs is costed from what they hold, so no lower bound is due).
+MAX_RANK = 2**63 - 1
+MAX_SEED = 2**63 - 1
 
 
 class PoolSpecError(ValueError):
@@ -52,6 +56,8 @@ class Stratum:
             raise PoolSpecError(f"stratum rate must be a number, not {self.rate!r}")
         if self.lo < 1:
             raise PoolSpecError(f"stratum {self}: ranks start at 1")
+        if self.hi > MAX_RANK:
+            raise PoolSpecError(f"stratum {self}: ranks end at {MAX_RANK:,}")
         if self.lo > self.hi:
             raise PoolSpecError(
                 f"stratum {self}: its first rank {self.lo} is after its last {self.hi}"
@@ -136,6 +142,8 @@ class PoolSpec:
             _check_no_gaps(depths, self.strata)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise PoolSpecError(f"the seed must be a non-negative integer, not {self.seed!r}")
+        if self.seed > MAX_SEED:
+            raise PoolSpecError(f"the seed must be at most {MAX_SEED:,}, not {self.seed}")
         if self.order not in ORDER_MODES:
             modes = ", ".join(ORDER_MODES)
             raise PoolSpecError(f"order must be one of {modes}, not {self.order!r}")
@@ -289,6 +297,8 @@ def _check_depth(label: str, depth: object, strata: Sequence[Stratum]) -> None:
         raise PoolSpecError(f"{label} must be an integer, not {depth!r}")
     if depth < 1:
         raise PoolSpecError(f"{label} must be at least 1, not {depth}")
+    if depth > MAX_RANK:
+        raise PoolSpecError(f"{label} must be at most {MAX_RANK:,}, not {depth}")
     if strata and depth >= strata[0].lo:
         raise PoolSpecError(
             f"{label} {depth} overlaps stratum {strata[0]}: strata must start below the depth"
@@ -335,6 +345,8 @@ def parse_stratum(text: str) -> Stratum:
     if not match:
         raise PoolSpecError(f"stratum {text!r} is not LO-HI:RATE (for example 21-100:0.8)")
     lo, hi, rate = match.groups()
+    if max(len(lo), len(hi)) > len(str(MAX_RANK)):
+        raise PoolSpecError(f"stratum {text[:40]!r}: ranks end at {MAX_RANK:,}")
     return Stratum(int(lo), int(hi), float(rate))
 
 
@@ -350,8 +362,8 @@ def _parse_int(label: str, text: str | int) -> int:
         return text
     try:
         return int(text.strip())
-    except ValueError:
-        raise PoolSpecError(f"{label} {text!r} is not an integer") from None
+    except ValueError:  # not digits, or more than Python converts (4,300)
+        raise PoolSpecError(f"{label} {text[:40]!r} is not an integer") from None
 
 
 def _parse_topic_depth(text: str) -> tuple[str, int]:

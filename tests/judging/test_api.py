@@ -184,6 +184,14 @@ def test_organisers_list_a_pools_judgments_with_filters(organiser, assessor, ass
     assert api.get(url, {"assessor": "bob"}).json() == []
 
 
+def test_a_relevance_filter_that_is_no_number_is_a_400(organiser, assignment):
+    response = api_for(organiser).get(
+        f"/api/pools/{assignment.pool.pk}/judgments/", {"relevance": "abc"}
+    )
+    assert response.status_code == 400
+    assert response.json() == {"relevance": ["not a valid integer: 'abc'"]}
+
+
 def test_pool_judgments_leave_out_documents_outside_the_pool(organiser, assessor, assignment):
     from pooling.models import Topic
 

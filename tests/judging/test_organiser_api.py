@@ -271,3 +271,13 @@ def test_an_assessor_may_not_import_judgments(pool, assessor):
         format="multipart",
     )
     assert response.status_code == 403
+
+
+def test_an_assessor_id_past_bigint_is_an_invalid_choice_on_the_overlap_page(
+    organiser_client, pool
+):
+    response = organiser_client.get(
+        f"/judge/pools/{pool.pk}/overlap/", {"k": "2", "assessors": str(2**64)}
+    )
+    assert response.status_code == 200
+    assert "is not one of the available choices" in response.content.decode()

@@ -233,7 +233,8 @@ def organiser_api(organiser) -> APIClient:
     [
         ({"name": "uni\u202ex", "members": []}, "name", "team name 'uni\\u202ex' holds U+202E"),
         ({"name": "x", "members": ["pat\x1b"]}, "members", "username 'pat\\x1b' holds U+001B"),
-        ({"name": "x", "members": ["pat\x00"]}, "members", "username 'pat\\x00' holds U+0000"),
+        # A NUL is refused with the whole JSON body (tests/workbench/test_middleware.py).
+        ({"name": "x", "members": ["pat\x7f"]}, "members", "username 'pat\\x7f' holds U+007F"),
     ],
 )
 def test_a_team_name_or_member_holding_a_control_character_is_a_400(

@@ -290,3 +290,35 @@ def test_the_leaderboard_tsv_and_picture_csvs_write_formula_like_tags_as_text(or
         cells = {cell for line in table.splitlines() for cell in line.split(",")}
         assert not cells & {"=cmd|'/Ccalc'!A0", "+bm25"}, figure["kind"]
         assert cells & {"'=cmd|'/Ccalc'!A0", "'+bm25"}, figure["kind"]
+
+
+@pytest.mark.parametrize(
+    ("measure", "reason"),
+    [
+        ("P.99999999999999999999", "past the largest"),
+        ("ndcg_cut.99999999999999999999", "past the largest"),
+        ("success.18446744073709551616", "past the largest"),
+        ("P.1e400", "is not a whole number"),
+        ("recall.1,2", "names 2 values (recall_1, recall_2): name one"),
+    ],
+)
+def test_a_measure_past_any_ranking_or_naming_several_values_is_refused_with_the_reason(
+    organiser_client, pool, measure, reason
+):
+    page = organiser_client.get(leaderboard_url(pool, measure=measure))
+    assert page.status_code == 400
+    assert reason in page.content.decode()
+    api = organiser_client.get(f"/api/pools/{pool.pk}/leaderboard/", {"measure": measure})
+    assert api.status_code == 400
+    assert reason in json.dumps(api.json())
+    if measure != "recall.1,2":  # the scores list every value of every measure
+        scores = organiser_client.get(f"/api/pools/{pool.pk}/scores/", {"measure": measure})
+        assert 400 <= scores.status_code < 500
+        assert reason in json.dumps(scores.json())
+
+
+def test_a_measure_as_trec_eval_prints_it_ranks_the_leaderboard(organiser_client, pool):
+    by_printed = organiser_client.get(f"/api/pools/{pool.pk}/leaderboard/", {"measure": "P_10"})
+    by_argument = organiser_client.get(f"/api/pools/{pool.pk}/leaderboard/", {"measure": "P.10"})
+    assert by_printed.status_code == 200
+    assert by_printed.json() == by_argument.json()

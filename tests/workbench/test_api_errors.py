@@ -80,7 +80,7 @@ def test_an_unexpected_api_error_is_a_500_in_json(api_and_assignment, monkeypatc
     assert response["Content-Type"] == "application/json"
 
 
-def test_a_nul_in_a_download_name_is_replaced(organiser_client):
+def test_a_line_break_in_a_download_name_is_replaced_and_a_nul_refused(organiser_client):
     from pooling import services as pooling_services
     from pooling.core.spec import PoolSpec
     from tests.helpers import make_run
@@ -88,12 +88,11 @@ def test_a_nul_in_a_download_name_is_replaced(organiser_client):
     campaign = make_campaign()
     make_run(campaign, "r", {"301": ["d1"]})
     pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
-    response = organiser_client.get(
-        f"/campaigns/{campaign.slug}/pools/{pool.pk}/export/order/", {"topic": "30\x001\r\n"}
-    )
+    url = f"/campaigns/{campaign.slug}/pools/{pool.pk}/export/order/"
+    assert organiser_client.get(url, {"topic": "30\x001"}).status_code == 400
+    response = organiser_client.get(url, {"topic": "30\t1\r\n"})
     assert response.status_code == 200
     disposition = response["Content-Disposition"]
-    assert "\x00" not in disposition
     assert "\r" not in disposition
     assert disposition.startswith("attachment; filename=")
 
@@ -122,3 +121,43 @@ def test_the_first_lists_page_only_when_asked(organiser_client):
     name = answer["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     either = schema["components"]["schemas"][name]["oneOf"]
     assert [kind.get("type") for kind in either] == ["array", "object"]
+
+
+def test_too_many_files_in_one_request_is_a_400_in_json(organiser_client, settings):
+    campaign = make_campaign()
+    files = {
+        f"file{n}": (f"r{n}.txt", b"x") for n in range(settings.DATA_UPLOAD_MAX_NUMBER_FILES + 1)
+    }
+    from django.test.client import encode_multipart
+
+    body = encode_multipart("BoUnDaRy", {name: _upload(*file) for name, file in files.items()})
+    response = organiser_client.post(
+        f"/api/campaigns/{campaign.slug}/runs/",
+        body,
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert "detail" in response.json()
+
+
+def test_a_file_name_of_5000_characters_answers_json(organiser_client):
+    campaign = make_campaign()
+    response = organiser_client.post(
+        f"/api/campaigns/{campaign.slug}/runs/", {"file": _upload("r" * 5000 + ".txt", b"x")}
+    )
+    assert 400 <= response.status_code < 500
+    assert response["Content-Type"] == "application/json"
+
+
+def test_the_schema_answers_an_anonymous_client_401_in_json(client):
+    response = client.get("/api/schema/")
+    assert response.status_code == 401
+    assert response["Content-Type"].startswith("application/json")
+    assert "detail" in response.json()
+
+
+def _upload(name: str, data: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, data)

@@ -54,12 +54,13 @@ class Measure:
     reset_for_missing_topic: bool = False
     value_names: tuple[str, ...] = ()
 
-    def configure(self, text: str | None = None) -> RequestedMeasure:
-        """This measure with the parameters of `-m name.text` (defaults when None)."""
+    def configure(self, text: str | None = None, *, strict: bool = True) -> RequestedMeasure:
+        """This measure with the parameters of `-m name.text` (defaults when None),
+        read whole (`strict`) or as trec_eval reads them (`parse_params`)."""
         if text is None or self.params is ParamStyle.NONE:
             params = self.defaults  # trec_eval ignores parameters given to such measures
         else:
-            params = parse_params(self.params, text)
+            params = parse_params(self.params, text, strict=strict)
         names = self.value_names or value_names(self.name, self.params, params)
         return RequestedMeasure(self, params, names)
 

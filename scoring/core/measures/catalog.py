@@ -17,7 +17,7 @@ from scoring.core.measures import average_precision as ap
 from scoring.core.measures import counts, coverage, dcg, inferred, judged, precision, rbp
 from scoring.core.measures import multi_aspect as aspects
 from scoring.core.measures.base import Measure, RequestedMeasure
-from scoring.core.measures.params import ParamError
+from scoring.core.measures.params import ParamError, ParamStyle
 
 
 class MeasureError(ValueError):
@@ -34,8 +34,11 @@ class Catalog:
     default: str
     elsewhere: Mapping[str, str] = field(default_factory=dict)
 
-    def select(self, arguments: Sequence[str]) -> list[RequestedMeasure]:
+    def select(self, arguments: Sequence[str], *, strict: bool = True) -> list[RequestedMeasure]:
         """The measures of `-m` arguments (`name` or `name.params`), in output order.
+
+        Parameters are read whole (`strict`: `P.1e400` is an error, not P_1), or
+        as trec_eval reads them, for the command lines (`params.parse_params`).
 
         As in trec_eval, a measure is computed once however often it is named,
         with the parameters of the first argument naming it with parameters,
@@ -45,7 +48,7 @@ class Catalog:
         marked: set[str] = set()
         params: dict[str, str] = {}
         for argument in arguments or [self.default]:
-            name, dot, text = argument.partition(".")
+            name, dot, text = self._as_argument(argument, by_name).partition(".")
             if dot and not text:
                 raise MeasureError(f"measure '{argument}' has an empty parameter list")
             if dot:
@@ -58,14 +61,38 @@ class Catalog:
                 raise MeasureError(f"measure '{name}' {self.elsewhere[name]}")
             else:
                 raise MeasureError(f"unknown measure '{name}'")
-        requested = []
+        requested: list[RequestedMeasure] = []
         for measure in self.measures:
             if measure.name in marked:
                 try:
-                    requested.append(measure.configure(params.get(measure.name)))
+                    requested.append(measure.configure(params.get(measure.name), strict=strict))
                 except ParamError as error:
                     raise MeasureError(f"measure '{measure.name}': {error}") from error
         return requested
+
+    def select_one(self, argument: str) -> RequestedMeasure:
+        """The one measure value `argument` names (a leaderboard ranks by one):
+        MeasureError for a nickname or parameters naming several (`recall.1,2`)."""
+        requested = self.select([argument])
+        names = [name for measure in requested for name in measure.names]
+        if len(names) != 1:
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            raise MeasureError(
+                f"measure '{argument[:60]}' names {len(names)} values ({shown}): name one"
+            )
+        return requested[0]
+
+    def _as_argument(self, text: str, by_name: Mapping[str, Measure]) -> str:
+        """A measure as printed (`P_10`, `Rprec_mult_1.5`, `ndcg_cut_20`) read as the
+        `-m` argument it comes from (`P.10`, `Rprec_mult.1.5`); other text as it is."""
+        name = text.partition(".")[0]
+        if name in by_name or name in self.nicknames or name in self.elsewhere:
+            return text
+        for known in sorted(by_name, key=len, reverse=True):
+            measure = by_name[known]
+            if measure.params is not ParamStyle.NONE and text.startswith(known + "_"):
+                return f"{known}.{text[len(known) + 1 :]}"
+        return text
 
 
 _OFFICIAL = (

@@ -1,5 +1,7 @@
 """How -m picks measures and parameters."""
 
+import re
+
 import pytest
 
 from scoring.core.measures.catalog import TREC, MeasureError
@@ -47,3 +49,41 @@ def test_measures_that_cannot_be_computed_are_errors(argument, message):
 def test_all_trec_has_every_measure_but_dcg_ideal_dcg_and_yaap():
     all_trec = {requested.measure.name for requested in TREC.select(["all_trec"])}
     assert {measure.name for measure in TREC.measures} - all_trec == {"dcg", "ideal_dcg", "yaap"}
+
+
+@pytest.mark.parametrize(
+    ("printed", "names"),
+    [
+        ("P_10", ("P_10",)),
+        ("ndcg_cut_20", ("ndcg_cut_20",)),
+        ("Rprec_mult_1.5", ("Rprec_mult_1.50",)),
+        ("iprec_at_recall_0.10", ("iprec_at_recall_0.10",)),
+        ("num_rel_ret", ("num_rel_ret",)),
+    ],
+)
+def test_a_measure_as_trec_eval_prints_it_is_read_as_the_argument_it_comes_from(printed, names):
+    assert TREC.select([printed])[0].names == names
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("P.1e400", "is not a whole number (trec_eval would read 1)"),
+        ("P_1e400", "is not a whole number"),
+        ("ndcg_cut.99999999999999999999", "past the largest"),
+        ("success.18446744073709551616", "past the largest"),
+        ("P.99999999999999999999", "past the largest"),
+    ],
+)
+def test_a_measure_whose_parameters_are_read_only_in_part_is_an_error(argument, message):
+    with pytest.raises(MeasureError, match=re.escape(message)):
+        TREC.select([argument])
+
+
+def test_one_measure_value_is_named_once_and_several_are_refused():
+    assert TREC.select_one("P.10").names == ("P_10",)
+    assert TREC.select_one("Rprec_mult_1.5").names == ("Rprec_mult_1.50",)
+    with pytest.raises(MeasureError, match=r"names 2 values \(recall_1, recall_2\): name one"):
+        TREC.select_one("recall.1,2")
+    with pytest.raises(MeasureError, match="name one"):
+        TREC.select_one("official")

@@ -1,5 +1,7 @@
 """Measure parameters read as trec_eval reads them."""
 
+import re
+
 import pytest
 
 from scoring.core.measures.params import (
@@ -13,8 +15,8 @@ from scoring.core.measures.params import (
 )
 
 
-def test_cutoffs_are_sorted_integers_read_from_their_numeric_prefix():
-    params = parse_params(ParamStyle.CUTOFFS, "10,20,23.4,5")
+def test_cutoffs_are_sorted_integers():
+    params = parse_params(ParamStyle.CUTOFFS, "10,20,23,5")
     assert params.cutoffs == (5, 10, 20, 23)
     assert value_names("ndcg_cut", ParamStyle.CUTOFFS, params) == (
         "ndcg_cut_5",
@@ -22,6 +24,46 @@ def test_cutoffs_are_sorted_integers_read_from_their_numeric_prefix():
         "ndcg_cut_20",
         "ndcg_cut_23",
     )
+
+
+@pytest.mark.parametrize(
+    ("style", "text", "reason"),
+    [
+        # trec_eval reads the numeric prefix of each: P_23, P_1, P_10, iprec_at_recall_0.50.
+        (ParamStyle.CUTOFFS, "10,23.4", "'23.4' is not a whole number (trec_eval would read 23)"),
+        (ParamStyle.CUTOFFS, "1e400", "'1e400' is not a whole number (trec_eval would read 1)"),
+        (ParamStyle.CUTOFFS, "10abc", "'10abc' is not a whole number"),
+        (ParamStyle.FRACTIONS, ".5x", "'.5x' is not a number (trec_eval would read 0.5)"),
+        (ParamStyle.FRACTIONS, "1e400", "'1e400' is not a finite number"),
+        (ParamStyle.NUMBERS, "nan", "'nan' is not a finite number"),
+        (ParamStyle.PAIRS, "1=3x", "'3x' is not a number"),
+        # Past any ranking, and past what C's long holds: refused, not clamped.
+        (ParamStyle.CUTOFFS, "99999999999999999999", "past the largest, 2,147,483,647"),
+        (ParamStyle.CUTOFFS, "18446744073709551616", "past the largest"),
+        (ParamStyle.CUTOFFS, "9" * 10_000, "past the largest"),
+    ],
+)
+def test_a_parameter_read_only_in_part_or_past_its_range_is_refused(style, text, reason):
+    with pytest.raises(ParamError, match=re.escape(reason)):
+        parse_params(style, text)
+
+
+@pytest.mark.parametrize(
+    ("style", "text", "numbers"),
+    [
+        # Every form trec_eval's documentation gives is read as trec_eval reads it.
+        (ParamStyle.CUTOFFS, "5,10", (5.0, 10.0)),
+        (ParamStyle.CUTOFFS, " 7", (7.0,)),
+        (ParamStyle.CUTOFFS, "2147483647", (2147483647.0,)),
+        (ParamStyle.FRACTIONS, ".1,.5", (0.1, 0.5)),
+        (ParamStyle.FRACTIONS, "1.5", (1.5,)),
+        (ParamStyle.NUMBERS, "2,-1,0,0", (2.0, -1.0, 0.0, 0.0)),
+        (ParamStyle.NUMBERS, "1e-1", (0.1,)),
+    ],
+)
+def test_every_parameter_trec_eval_reads_whole_is_read_as_it_reads_it(style, text, numbers):
+    assert parse_params(style, text).numbers == numbers
+    assert all(c_atof(part) == n for part, n in zip(text.split(","), numbers, strict=True))
 
 
 @pytest.mark.parametrize(
