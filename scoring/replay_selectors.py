@@ -106,6 +106,10 @@ def replay_latest(pool: Pool) -> Job | None:
 
 
 def replay_job(pool: Pool, job_id: Any) -> Job | None:
+    """The pool's replay job of that id; None for an id that is no database id."""
+    text = str(job_id)
+    if not text.isdigit() or int(text[:20]) > 2**63 - 1:
+        return None
     return Job.objects.filter(kind=REPLAY_JOB, params__pool=pool.pk, pk=job_id).first()
 
 

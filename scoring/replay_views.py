@@ -18,11 +18,14 @@ PLOT_FORMATS = ("svg", "png", "csv")
 
 def replay_request(request: Any, pool: Any) -> dict[str, Any]:
     """The job params of a page's or the API's request; ReplayError says what is wrong."""
-    data = request.POST if hasattr(request, "POST") and request.POST else request.data
+    # A DRF request has .data; a page's request only .POST (empty when nothing was sent).
+    data = request.data if hasattr(request, "data") else request.POST
     budgets = replay.replay_budgets(str(data.get("budgets", "")))
     seed_text = str(data.get("seed") or "0")
-    if not seed_text.isdigit():
-        raise replay.ReplayError(f"seed {seed_text!r}: give a non-negative integer")
+    if not seed_text.isdigit() or len(seed_text) > 18:
+        raise replay.ReplayError(
+            f"seed {seed_text!r}: give a non-negative integer of at most 18 digits"
+        )
     upload = request.FILES.get("qrels")
     source = data.get("source_pool")
     if upload is not None:

@@ -192,6 +192,9 @@ def world(db):
         "run_id": str(team.runs.first().pk),
         "team_id": str(team.pk),
         "assignment_id": str(assignment.pk),
+        # Answer campaigns: no answer in this world, so these ids name nothing (404).
+        "answer_id": "1",
+        "answer_assignment_id": "1",
         "position": "1",
         "topic_id": str(assignment.topic.pk),
         "docno": entry.docno,
