@@ -66,6 +66,7 @@ from workbench.core.run_files import ParsedRun
 from workbench.db import bulk_insert, update_by_pk
 from workbench.jobs import job_start
 from workbench.models import Job
+from workbench.uploads import in_background
 
 # Wraps an iterable to show progress, as tqdm does.
 ProgressBar = Callable[[Iterable[Any]], Iterable[Any]]
@@ -452,6 +453,43 @@ def documents_import_start(
         params={"campaign": campaign.slug, "file": kept, "format": format},
         campaign=campaign,
         created_by=uploaded_by,
+    )
+
+
+def runs_upload(
+    *,
+    campaign: Campaign,
+    files: Sequence[UploadedFile],
+    uploaded_by: Any = None,
+    keep_valid: bool = False,
+) -> list[Run] | Job:
+    """Run files uploaded on a page or the API: imported now (`runs_import`), or,
+    larger together than WORKBENCH_UPLOAD_JOB_BYTES, by a background job
+    (`runs_import_start`), which is returned."""
+    if in_background(sum(f.size or 0 for f in files)):
+        return runs_import_start(
+            campaign=campaign, files=files, uploaded_by=uploaded_by, keep_valid=keep_valid
+        )
+    return runs_import(
+        campaign=campaign,
+        uploads=[RunUpload(f.name, f.read()) for f in files],
+        uploaded_by=uploaded_by,
+        keep_valid=keep_valid,
+    )
+
+
+def documents_upload(
+    *, campaign: Campaign, file: UploadedFile, format: str | None = None, uploaded_by: Any = None
+) -> ImportResult | Job:
+    """A collection uploaded on a page or the API: imported now (`documents_import`),
+    or, larger than WORKBENCH_UPLOAD_JOB_BYTES, by a background job
+    (`documents_import_start`), which is returned."""
+    if in_background(file.size or 0):
+        return documents_import_start(
+            campaign=campaign, file=file, format=format, uploaded_by=uploaded_by
+        )
+    return documents_import(
+        campaign=campaign, stream=file.open("rb"), name=file.name, format=format
     )
 
 
