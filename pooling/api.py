@@ -48,6 +48,7 @@ from pooling.forms import (
 from pooling.models import Campaign, Document, Run, TaskKind, Topic
 from workbench import uploads
 from workbench.api import DetailSerializer, OptionalPagination, Pagination, form_errors
+from workbench.core.flags import truthy
 from workbench.core.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
 from workbench.job_api import job_accepted_response
 from workbench.models import Job
@@ -560,10 +561,8 @@ class CampaignRunsView(ListAPIView):
 
 
 def _run_upload_data(request: Request) -> dict[str, Any]:
-    """The runs form's fields from the API's: `keep_valid` true as "1", "true", "yes", "on"."""
-    return {
-        "keep_valid": str(request.data.get("keep_valid", "")).lower() in {"1", "true", "yes", "on"}
-    }
+    """The runs form's fields from the API's: `keep_valid` yes or no as `truthy` reads it."""
+    return {"keep_valid": truthy(request.data.get("keep_valid"))}
 
 
 def _runs_stored(stored: list[Run] | services.RunsPartlyImported) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from workbench.core.charts import Frame
+from workbench.core.flags import truthy
 from workbench.http import plot_format_error, plot_response, streamed_attachment
 from workbench.roles import organiser_required
 
@@ -263,7 +264,7 @@ def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse
             pool=pool,
             runs=runs,
             created_by=request.user,
-            confirm_over_budget=request.POST.get("confirm_over_budget") == "on",
+            confirm_over_budget=truthy(request.POST.get("confirm_over_budget")),
         )
     except services.OverBudget as error:
         messages.error(

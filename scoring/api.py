@@ -20,6 +20,7 @@ from scoring.core.analysis.corrections import CORRECTIONS
 from scoring.core.analysis.render import to_json
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, ExportError
 from scoring.forms import LeaderboardForm
+from workbench.core.flags import truthy
 from workbench.http import attachment
 from workbench.job_api import job_accepted, job_accepted_response
 from workbench.models import Job
@@ -239,7 +240,7 @@ class ScoresView(APIView):
     @staticmethod
     def _answer(request: Request, pool_id: int) -> Response:
         pool = pool_or_404(pool_id)
-        per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
+        per_topic = truthy(request.query_params.get("per_topic"))
         measures = request.query_params.getlist("measure") or list(selectors.DEFAULT_MEASURES)
         context: dict[str, Any] = {}  # the job's, for a large pool
         try:
