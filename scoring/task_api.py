@@ -24,11 +24,11 @@ from rest_framework.views import APIView
 from pooling.api import RejectedSerializer
 from pooling.models import Campaign
 from scoring import background, services, task_selectors
-from scoring.api import _scored_answer, _scored_by_job
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME, SUBTASK_CHOICES, TaskGold, TaskSubmission
 from workbench import uploads
+from workbench.job_api import job_result_answer, job_result_responses
 from workbench.roles import IsOrganiser
 
 
@@ -306,7 +306,7 @@ class TaskScoresView(APIView):
     the page: POST starts it (202), GET answers once it is done."""
 
     permission_classes = [IsAuthenticated, IsOrganiser]
-    _get, _post = _scored_by_job(
+    _get, _post = job_result_responses(
         TaskScoresSerializer, {400: OpenApiResponse(description="A bad sort.")}
     )
 
@@ -343,7 +343,7 @@ class TaskScoresView(APIView):
             }
             return Response(TaskScoresSerializer(body).data)
 
-        return _scored_answer(request, context, "scores", table, answer, state=_STATE)
+        return job_result_answer(request, context, "scores", table, answer, state=_STATE)
 
 
 class TaskSubmissionView(APIView):
@@ -351,7 +351,7 @@ class TaskSubmissionView(APIView):
     job of its subtask when that is too large for a request (see the scores)."""
 
     permission_classes = [IsAuthenticated, IsOrganiser]
-    _get, _post = _scored_by_job(
+    _get, _post = job_result_responses(
         SubmissionScoresSerializer, {400: OpenApiResponse(description="A bad sort.")}
     )
 
@@ -401,7 +401,7 @@ class TaskSubmissionView(APIView):
             }
             return Response(SubmissionScoresSerializer(body).data)
 
-        return _scored_answer(request, context, "scores", drill, answer, state=_STATE)
+        return job_result_answer(request, context, "scores", drill, answer, state=_STATE)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, slug: str, submission_id: int) -> Response:
