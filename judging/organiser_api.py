@@ -23,7 +23,6 @@ from rest_framework.views import APIView
 
 from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
-from judging.core.judgment_files import read_judgments_tsv
 from judging.core.overlap import OverlapPlan, OverlapPlanError
 from judging.forms import OverlapForm, PolicyForm
 from judging.models import Assignment, PoolPolicy
@@ -33,7 +32,6 @@ from pooling.services import OverBudget, PoolBuildError
 from workbench import uploads
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
 from workbench.core.label_schema import LabelError
-from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
 
 ORGANISERS = [IsAuthenticated, IsOrganiser]
@@ -361,24 +359,17 @@ class CampaignJudgmentsImportView(APIView):
         campaign = get_object_or_404(Campaign, slug=slug)
 
         def store(data: dict[str, Any]) -> services.JudgmentImportResult:
-            create = data["create_assessors"]
-            known = None if create else User.objects.values_list("username", flat=True)
             upload = data["file"]
-            rows, log = read_judgments_tsv(
-                upload.read(),
-                name=upload.name,
-                schema=campaign.schema,
-                known_topics=campaign.topics.values_list("topic_id", flat=True),
-                known_assessors=known,
-            )
-            if not log.ok:
-                raise InputError.from_log(log)
             make_pool = None
             if data.get("make_pool"):
                 source = f"judgments file {upload.name}, imported over the API"
                 make_pool = services.PoolOfImport(data["make_pool"], source=source)
-            return services.judgments_import(
-                campaign=campaign, rows=rows, create_assessors=create, make_pool=make_pool
+            return services.judgments_import_file(
+                campaign=campaign,
+                data=upload.read(),
+                name=upload.name,
+                create_assessors=data["create_assessors"],
+                make_pool=make_pool,
             )
 
         payload = JudgmentImportSerializer(data=request.data)
