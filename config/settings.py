@@ -11,12 +11,14 @@ from pathlib import Path
 import dj_database_url
 from django.utils.csp import CSP
 
+from workbench.core.flags import truthy
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("WORKBENCH_DATA_DIR", BASE_DIR / "data"))
 
 
 def _env_bool(name: str, default: bool) -> bool:
-    return os.environ.get(name, str(default)).strip().lower() in {"1", "true", "yes", "on"}
+    return truthy(os.environ.get(name, str(default)))
 
 
 DEBUG = _env_bool("DEBUG", True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -24,18 +23,15 @@ from rest_framework.views import APIView
 
 from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
-from judging.core.judgment_files import read_judgments_tsv
 from judging.core.overlap import OverlapPlan, OverlapPlanError
 from judging.forms import OverlapForm, PolicyForm
 from judging.models import Assignment, PoolPolicy
-from pooling.api import rejected_response
 from pooling.models import Campaign, Pool
 from pooling.selectors import campaign_budget, pool_or_404
 from pooling.services import OverBudget, PoolBuildError
 from workbench import uploads
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
 from workbench.core.label_schema import LabelError
-from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
 
 ORGANISERS = [IsAuthenticated, IsOrganiser]
@@ -361,52 +357,39 @@ class CampaignJudgmentsImportView(APIView):
         """Import judgments made elsewhere (as `manage.py import_judgments`): every line
         is checked first against the campaign's topics and label schema."""
         campaign = get_object_or_404(Campaign, slug=slug)
-        too_large = uploads.refused(request._request)
-        limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
-        upload = request.FILES.get("file")
-        if too_large or (upload is not None and upload.size and upload.size > limit):
-            names = too_large or [upload.name]
-            return Response(
-                {"detail": uploads.limit_message(names)},
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+
+        def store(data: dict[str, Any]) -> services.JudgmentImportResult:
+            upload = data["file"]
+            make_pool = None
+            if data.get("make_pool"):
+                source = f"judgments file {upload.name}, imported over the API"
+                make_pool = services.PoolOfImport(data["make_pool"], source=source)
+            return services.judgments_import_file(
+                campaign=campaign,
+                data=upload.read(),
+                name=upload.name,
+                create_assessors=data["create_assessors"],
+                make_pool=make_pool,
             )
+
         payload = JudgmentImportSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
-        create = data["create_assessors"]
-        known = None if create else User.objects.values_list("username", flat=True)
-        upload = data["file"]
-        rows, log = read_judgments_tsv(
-            upload.read(),
-            name=upload.name,
-            schema=campaign.schema,
-            known_topics=campaign.topics.values_list("topic_id", flat=True),
-            known_assessors=known,
-        )
-        if not log.ok:
-            return rejected_response(InputError.from_log(log), "Rejected: nothing was stored.")
-        make_pool = None
-        if data.get("make_pool"):
-            source = f"judgments file {upload.name}, imported over the API"
-            make_pool = services.PoolOfImport(data["make_pool"], source=source)
         try:
-            result = services.judgments_import(
-                campaign=campaign, rows=rows, create_assessors=create, make_pool=make_pool
-            )
+            received = uploads.upload_receive(request, payload, store)
         except (services.JudgmentError, PoolBuildError) as error:
             detail = f"Rejected, nothing stored: {error}"
             return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(
-            {
-                "detail": f"{upload.name}: judgments {result}.",
+
+        def body(result: services.JudgmentImportResult) -> dict[str, Any]:
+            return {
+                "detail": f"{payload.validated_data['file'].name}: judgments {result}.",
                 "created": result.created,
                 "updated": result.updated,
                 "unchanged": result.unchanged,
                 "new_assessors": list(result.new_assessors),
                 "pool": result.pool.pk if result.pool else None,
-            },
-            status=status.HTTP_201_CREATED,
-        )
+            }
+
+        return uploads.upload_answer(request, received, body)
 
 
 # --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judging import selectors
-from judging.core.judgment_files import ImportedJudgment
+from judging.core.judgment_files import ImportedJudgment, read_judgments_tsv
 from judging.core.labels import LabelPolicy
 from judging.core.overlap import OverlapPlan, OverlapSpec, plan_overlap
 from judging.models import (
@@ -36,6 +36,7 @@ from pooling.models import Campaign, Pool, PoolEntry, Topic
 from pooling.selectors import pool_entries_frame
 from pooling.services import budget_check
 from workbench.core.label_schema import LabelSchema
+from workbench.core.problems import InputError
 
 # One visit longer than this is a forgotten tab, not work.
 MAX_SECONDS_PER_VISIT = 30 * 60
@@ -605,3 +606,32 @@ def judgments_import(
                 campaign=campaign, pairs=pairs, name=make_pool.name, source=make_pool.source
             )
     return JudgmentImportResult(len(new), len(changed), unchanged, tuple(missing), pool)
+
+
+def judgments_import_file(
+    *,
+    campaign: Campaign,
+    data: bytes,
+    name: str,
+    create_assessors: bool = False,
+    make_pool: PoolOfImport | None = None,
+) -> JudgmentImportResult:
+    """Import a judgments TSV made elsewhere (`import_judgments`, the API): every line
+    is checked first against the campaign's topics and label schema, and its
+    assessors against the accounts unless `create_assessors`
+    (`judgment_files.read_judgments_tsv`); a file with any problem raises InputError
+    with each file:line: reason and stores nothing. Then `judgments_import` stores
+    it (raising JudgmentError or PoolBuildError as it does)."""
+    known = None if create_assessors else User.objects.values_list("username", flat=True)
+    rows, log = read_judgments_tsv(
+        data,
+        name=name,
+        schema=campaign.schema,
+        known_topics=campaign.topics.values_list("topic_id", flat=True),
+        known_assessors=known,
+    )
+    if not log.ok:
+        raise InputError.from_log(log)
+    return judgments_import(
+        campaign=campaign, rows=rows, create_assessors=create_assessors, make_pool=make_pool
+    )

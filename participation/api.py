@@ -23,16 +23,15 @@ from rest_framework.views import APIView
 
 from participation import selectors as team_selectors
 from participation import services as team_services
+from participation.forms import TeamRunUploadForm
 from pooling.api import ProblemSerializer
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
-from pooling.forms import check_upload_size
 from pooling.models import Campaign, Run, Team
 from pooling.services import RunUpload
 from scoring import release_selectors
 from workbench import uploads
 from workbench.api import OptionalPagination
 from workbench.core.id_limits import control_problem
-from workbench.core.problems import InputError
 from workbench.roles import IsOrganiser
 
 
@@ -159,37 +158,26 @@ class TeamRunsView(ListAPIView):
     )
     def post(self, request: Request, team_id: int) -> Response:
         team = _team(request, team_id)
-        too_large = uploads.refused(request._request)
-        if too_large:
-            return Response(
-                {"detail": uploads.limit_message(too_large)},
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-            )
-        files = request.FILES.getlist("file")
-        if len(files) != 1:
+        if len(request.FILES.getlist("file")) != 1 and not uploads.too_large(request):
             return _bad("Attach one run file in the multipart field 'file'.")
-        try:
-            check_upload_size(files[0])
-        except Exception as error:  # forms.ValidationError: its message says the limit
-            return Response(
-                {"detail": " ".join(getattr(error, "messages", [str(error)]))},
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+
+        def store(data: dict[str, Any]) -> Run:
+            file = data["file"]
+            return team_services.team_run_submit(
+                team=team, upload=RunUpload(file.name, file.read()), uploaded_by=request.user
             )
+
+        form = TeamRunUploadForm(request.data, request.FILES)
         try:
-            run = team_services.team_run_submit(
-                team=team,
-                upload=RunUpload(files[0].name, files[0].read()),
-                uploaded_by=request.user,
-            )
+            received = uploads.upload_receive(request, form, store)
         except SubmissionRefused as error:
             return _bad(f"Refused: {error}")
-        except InputError as error:
-            return Response(
-                {"detail": "Rejected: nothing was stored.", **error.as_dict()},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        [report] = [r for r in _runs(team) if r["tag"] == run.tag]
-        return Response(report, status=status.HTTP_201_CREATED)
+
+        def body(run: Run) -> dict[str, Any]:
+            [report] = [r for r in _runs(team) if r["tag"] == run.tag]
+            return report
+
+        return uploads.upload_answer(request, received, body)
 
 
 class TeamRunView(APIView):

@@ -25,6 +25,7 @@ from participation.selectors import team_for_member_or_404
 from scoring import selectors
 from scoring.core.analysis.render import to_json
 from scoring.models import Release
+from workbench.core.flags import truthy
 
 
 class TeamReleaseSerializer(serializers.Serializer):
@@ -98,7 +99,7 @@ class TeamScoresView(APIView):
     def get(self, request: Request, team_id: int) -> Response:
         """The team's runs' scores in a release (-c -M 1000 on its frozen judgments)."""
         team = team_for_member_or_404(request.user, team_id)
-        per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
+        per_topic = truthy(request.query_params.get("per_topic"))
         measures = request.query_params.getlist("measure") or None
         try:
             release = _release(request, team)

@@ -203,23 +203,23 @@ def team_detail(request: HttpRequest, team_id: int) -> HttpResponse:
 def team_run_upload(request: HttpRequest, team_id: int) -> HttpResponse:
     """Check and store one run of the team, or show why not (nothing stored)."""
     team = team_selectors.team_for_member_or_404(request.user, team_id)
-    too_large = uploads.refused(request)
     form = TeamRunUploadForm(request.POST, request.FILES)
-    if too_large:
-        form.is_valid()
-        form.add_error(None, uploads.limit_message(too_large))
-        return _team_page(request, team, upload_form=form, status=413)
-    if not form.is_valid():
-        return _team_page(request, team, upload_form=form, status=400)
-    file = form.cleaned_data["file"]
-    try:
-        run = team_services.team_run_submit(
+
+    def store(data: dict[str, Any]) -> Run:
+        file = data["file"]
+        return team_services.team_run_submit(
             team=team, upload=RunUpload(file.name, file.read()), uploaded_by=request.user
         )
+
+    try:
+        received = uploads.upload_receive(request, form, store)
     except SubmissionRefused as error:
         return _team_page(request, team, upload_form=form, refused=str(error), status=400)
-    except InputError as error:
-        return _team_page(request, team, upload_form=form, upload_error=error, status=400)
+    if received.status >= 400:
+        return _team_page(
+            request, team, upload_form=form, upload_error=received.error, status=received.status
+        )
+    run = received.stored
     late = " after the deadline, accepted late" if run.late else ""
     messages.success(
         request,

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
+from django.utils.datastructures import MultiValueDict
 from drf_spectacular.utils import (
     OpenApiResponse,
     PolymorphicProxySerializer,
@@ -42,14 +42,15 @@ from pooling.forms import (
     CampaignForm,
     DocumentUploadForm,
     RunReplaceForm,
+    RunUploadForm,
     TopicUploadForm,
 )
 from pooling.models import Campaign, Document, Run, TaskKind, Topic
 from workbench import uploads
 from workbench.api import DetailSerializer, OptionalPagination, Pagination, form_errors
+from workbench.core.flags import truthy
 from workbench.core.label_schema import DEFAULT_PRESET, SCHEMA_PRESETS
-from workbench.core.problems import InputError
-from workbench.job_api import job_accepted, job_accepted_response
+from workbench.job_api import job_accepted_response
 from workbench.models import Job
 from workbench.roles import IsOrganiser
 
@@ -108,11 +109,6 @@ class PartlyStoredSerializer(serializers.Serializer):
     stored = RunSerializer(many=True, help_text="The runs stored.")
     errors = ProblemSerializer(many=True, help_text="The rejected files' first 50 problems each.")
     total = serializers.IntegerField(help_text="All problems of the rejected files.")
-
-
-def rejected_response(error: InputError, detail: str) -> Response:
-    """The line-level errors of a rejected upload, as JSON."""
-    return Response({"detail": detail, **error.as_dict()}, status=status.HTTP_400_BAD_REQUEST)
 
 
 # --------------------------------------------------------------------------
@@ -352,26 +348,12 @@ def _file_upload(
     form_class: type[forms.Form],
     store: Callable[[Campaign, dict[str, Any]], dict[str, Any] | Job],
 ) -> Response:
-    """Check the upload with the page's form, store it with the page's service:
-    413 past the size limit, 400 with the form's or the file's problems, 202 when
-    a background job stores it, else 201."""
+    """Check the upload with the page's form, store it with the page's service, and
+    answer as every upload does (`uploads.upload_receive`)."""
     campaign = get_object_or_404(Campaign, slug=slug)
-    too_large = uploads.refused(request._request)
-    if too_large:
-        return Response(
-            {"detail": uploads.limit_message(too_large)},
-            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-        )
     form = form_class(request.data, request.FILES)
-    if not form.is_valid():
-        raise form_errors(form)
-    try:
-        body = store(campaign, form.cleaned_data)
-    except InputError as error:
-        return rejected_response(error, "Rejected: nothing was stored.")
-    if isinstance(body, Job):
-        return job_accepted(request, body, "Accepted: a background job checks and stores it.")
-    return Response(body, status=status.HTTP_201_CREATED)
+    received = uploads.upload_receive(request, form, lambda data: store(campaign, data))
+    return uploads.upload_answer(request, received, lambda body: body)
 
 
 def _store_topics(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
@@ -392,13 +374,11 @@ def _store_answers(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any]:
 
 def _store_documents(campaign: Campaign, data: dict[str, Any], user: Any) -> dict[str, Any] | Job:
     upload = data["file"]
-    if uploads.in_background(upload.size or 0):
-        return services.documents_import_start(
-            campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=user
-        )
-    result = services.documents_import(
-        campaign=campaign, stream=upload.open("rb"), name=upload.name, format=data["format"] or None
+    result = services.documents_upload(
+        campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=user
     )
+    if isinstance(result, Job):
+        return result
     detail = f"Documents from {upload.name}: {result}."
     return {"detail": detail, "created": result.created, "updated": result.updated}
 
@@ -550,51 +530,52 @@ class CampaignRunsView(ListAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = get_object_or_404(Campaign, slug=slug)
-        too_large = uploads.refused(request._request)
-        if too_large:
-            return Response(
-                {"detail": uploads.limit_message(too_large)},
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-            )
         files = request.FILES.getlist("file")
-        if not files:
+        form = RunUploadForm(_run_upload_data(request), MultiValueDict({"files": files}))
+        if not files and not uploads.too_large(request):
             return Response(
                 {"detail": "Attach at least one run file in the multipart field 'file'."},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
-        too_big = [f.name for f in files if f.size and f.size > limit]
-        if too_big:
-            return Response(
-                {"detail": f"Over the upload limit of {limit:,} bytes: {', '.join(too_big)}."},
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-            )
-        keep_valid = str(request.data.get("keep_valid", "")).lower() in {"1", "true", "yes", "on"}
-        if uploads.in_background(sum(f.size or 0 for f in files)):
-            return _import_in_background(request, campaign, files, keep_valid)
-        runs_uploaded = [services.RunUpload(f.name, f.read()) for f in files]
-        try:
-            runs = services.runs_import(
-                campaign=campaign,
-                uploads=runs_uploaded,
-                uploaded_by=request.user,
-                keep_valid=keep_valid,
-            )
-        except services.RunsPartlyImported as error:
-            if not error.stored:
-                return rejected_response(error, "Rejected: nothing was stored.")
-            tags = ", ".join(run.tag for run in error.stored)
-            return Response(
-                {
-                    "detail": f"Stored: {tags}. Some files were rejected and not stored.",
-                    "stored": RunSerializer(error.stored, many=True).data,
-                    **error.as_dict(),
-                },
-                status=status.HTTP_201_CREATED,
-            )
-        except InputError as error:
-            return rejected_response(error, "Rejected: nothing was stored.")
-        return Response(RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
+
+        def store(data: dict[str, Any]) -> list[Run] | Job:
+            try:
+                return services.runs_upload(
+                    campaign=campaign,
+                    files=data["files"],
+                    uploaded_by=request.user,
+                    keep_valid=data["keep_valid"],
+                )
+            except services.RunsPartlyImported as error:
+                if not error.stored:
+                    raise
+                return error
+
+        received = uploads.upload_receive(request, form, store)
+        return uploads.upload_answer(
+            request,
+            received,
+            _runs_stored,
+            accepted="Accepted: the runs are checked and stored by a background job.",
+        )
+
+
+def _run_upload_data(request: Request) -> dict[str, Any]:
+    """The runs form's fields from the API's: `keep_valid` yes or no as `truthy` reads it."""
+    return {"keep_valid": truthy(request.data.get("keep_valid"))}
+
+
+def _runs_stored(stored: list[Run] | services.RunsPartlyImported) -> dict[str, Any]:
+    """201: the runs, or (some files rejected, `keep_valid`) those stored and why the
+    others were not."""
+    if isinstance(stored, services.RunsPartlyImported):
+        tags = ", ".join(run.tag for run in stored.stored)
+        return {
+            "detail": f"Stored: {tags}. Some files were rejected and not stored.",
+            "stored": RunSerializer(stored.stored, many=True).data,
+            **stored.as_dict(),
+        }
+    return RunSerializer(stored, many=True).data
 
 
 def _get_run(slug: str, run_id: int) -> Run:
@@ -639,36 +620,23 @@ class RunReplaceView(APIView):
         """Replace a run no pool uses by a corrected file, checked like any upload; the
         file may keep the tag or bring a new one. The new run has a new id."""
         run = _get_run(slug, run_id)
-        too_large = uploads.refused(request._request)
-        if too_large:
-            return Response(
-                {"detail": uploads.limit_message(too_large)},
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-            )
-        form = RunReplaceForm(request.data, request.FILES)
-        if not form.is_valid():
-            raise form_errors(form)
-        upload = form.cleaned_data["file"]
-        try:
-            new = services.run_replace(
+
+        def store(data: dict[str, Any]) -> Run:
+            upload = data["file"]
+            return services.run_replace(
                 run=run,
                 upload=services.RunUpload(upload.name, upload.read()),
                 uploaded_by=request.user,
             )
+
+        form = RunReplaceForm(request.data, request.FILES)
+        try:
+            received = uploads.upload_receive(request, form, store)
         except services.RunInUse as error:
             return Response({"detail": f"Not replaced: {error}."}, status=status.HTTP_409_CONFLICT)
-        except InputError as error:
-            return rejected_response(error, "Rejected: the run was not replaced.")
-        return Response(RunSerializer(new).data, status=status.HTTP_201_CREATED)
-
-
-def _import_in_background(
-    request: Request, campaign: Campaign, files: list, keep_valid: bool
-) -> Response:
-    """202: the files (already on disk) go to a job; poll its address for the outcome."""
-    job = services.runs_import_start(
-        campaign=campaign, files=files, uploaded_by=request.user, keep_valid=keep_valid
-    )
-    return job_accepted(
-        request, job, "Accepted: the runs are checked and stored by a background job."
-    )
+        return uploads.upload_answer(
+            request,
+            received,
+            lambda new: RunSerializer(new).data,
+            rejected="Rejected: the run was not replaced.",
+        )

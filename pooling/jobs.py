@@ -7,17 +7,20 @@ a run cancelled or taken over stores nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.utils.text import get_valid_filename
 
 from pooling import selectors, services
-from pooling.core.spec import PoolSpec
+from pooling.core.spec import PoolSpec, spec_label
 from pooling.models import Campaign, Pool, PoolRevision, Run
-from workbench.jobs import JobLeaseLost, JobProgress
+from workbench.jobs import JobLeaseLost, JobProgress, job_start
 from workbench.models import Job
 
 
@@ -73,6 +76,33 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     return job.result
 
 
+def pool_build_start(
+    *,
+    campaign: Campaign,
+    spec: PoolSpec,
+    name: str = "",
+    confirm_over_budget: bool = False,
+    runs_per_team: int | None = None,
+    created_by: Any = None,
+) -> Job:
+    """Start the job that builds the pool (`pool_build`, above): it reads every
+    run file, too long for a request. The name defaults to the spec's label;
+    `runs_per_team` as for `services.pool_build`."""
+    return job_start(
+        kind=pool_build,
+        title=f"Build pool {name or spec_label(spec)}",
+        params={
+            "campaign": campaign.slug,
+            "spec": spec.to_dict(),
+            "name": name,
+            "confirm_over_budget": confirm_over_budget,
+            "runs_per_team": runs_per_team,
+        },
+        campaign=campaign,
+        created_by=created_by,
+    )
+
+
 def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
     """Re-plan topics of a pool: params pool (id), spec, topics, reason, confirm_over_budget."""
     params = job.params
@@ -105,8 +135,33 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
     return job.result
 
 
+def pool_revise_start(
+    *,
+    pool: Pool,
+    spec: PoolSpec,
+    topics: Sequence[str],
+    reason: str = "",
+    confirm_over_budget: bool = False,
+    created_by: Any = None,
+) -> Job:
+    """Start the job that re-plans `topics` of the pool (`pool_revise`, above)."""
+    return job_start(
+        kind=pool_revise,
+        title=f"Re-plan {len(topics)} topic(s) of pool {pool.pk}",
+        params={
+            "pool": pool.pk,
+            "spec": spec.to_dict(),
+            "topics": list(topics),
+            "reason": reason,
+            "confirm_over_budget": confirm_over_budget,
+        },
+        campaign=pool.campaign,
+        created_by=created_by,
+    )
+
+
 def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
-    """Import uploaded run files kept on disk (`services.runs_import_start`): params
+    """Import uploaded run files kept on disk (`runs_import_start`): params
     campaign (slug), files ([{path, name}], storage names), keep_valid. Progress
     counts the files read and checked. Checked and stored as `services.runs_import`
     does: a rejected file fails the job with its `file:line: reason` problems and
@@ -153,8 +208,29 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     return job.result
 
 
+def runs_import_start(
+    *,
+    campaign: Campaign,
+    files: Sequence[UploadedFile],
+    uploaded_by: Any = None,
+    keep_valid: bool = False,
+) -> Job:
+    """Keep uploaded run files on disk and start the job that imports them
+    (`runs_import`, above), for uploads too large to parse in a request.
+    The job checks and stores exactly as `services.runs_import` does, and removes the
+    files when it ends."""
+    names = ", ".join(f.name for f in files)
+    return job_start(
+        kind=runs_import,
+        title=f"Import runs {names}"[:300],
+        params={"campaign": campaign.slug, "files": _kept(files), "keep_valid": keep_valid},
+        campaign=campaign,
+        created_by=uploaded_by,
+    )
+
+
 def documents_import(job: Job, progress: JobProgress) -> dict[str, Any]:
-    """Import an uploaded collection kept on disk (`services.documents_import_start`):
+    """Import an uploaded collection kept on disk (`documents_import_start`):
     params campaign (slug), file ({path, name}), format (None: from the name and
     the first bytes). Progress counts the bytes read. A problem anywhere fails the
     job with every `file:line: reason` and stores nothing. The file is removed
@@ -181,6 +257,37 @@ def documents_import(job: Job, progress: JobProgress) -> dict[str, Any]:
             before_commit=stored,
         )
     return job.result
+
+
+def documents_import_start(
+    *, campaign: Campaign, file: UploadedFile, format: str | None = None, uploaded_by: Any = None
+) -> Job:
+    """Keep an uploaded collection on disk and start the job that imports it
+    (`documents_import`, above), for files too large to load in a request.
+    The job stores exactly as `services.documents_import` does (a problem anywhere stores
+    nothing), and removes the file when it ends."""
+    (kept,) = _kept([file])
+    return job_start(
+        kind=documents_import,
+        title=f"Import documents {file.name}"[:300],
+        params={"campaign": campaign.slug, "file": kept, "format": format},
+        campaign=campaign,
+        created_by=uploaded_by,
+    )
+
+
+def _kept(files: Sequence[UploadedFile]) -> list[dict[str, str]]:
+    """Uploaded files saved under uploads/pending/ for a job: [{path, name}]. An
+    upload already streamed to a temporary file is moved, not copied, so nothing
+    holds it in memory."""
+    folder = f"uploads/pending/{uuid.uuid4().hex}"
+    return [
+        {
+            "path": default_storage.save(f"{folder}/{get_valid_filename(f.name) or 'file'}", f),
+            "name": f.name,
+        }
+        for f in files
+    ]
 
 
 def _refuse_gone(files: list[dict[str, str]]) -> None:

@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling import selectors, services
+from pooling import jobs, selectors, services
 from pooling.api import ORGANISERS, BudgetSerializer
 from pooling.core.revisions import SUMMARY_COLUMNS
 from pooling.core.spec import LIVE_STRATEGIES, ORDER_MODES, PRESETS, PoolSpec, spec_label
@@ -516,7 +516,7 @@ class CampaignPoolsView(ListAPIView):
                 whatif.budget_state, whatif.needed, f"building pool {name}"
             )
             return Response({"detail": str(refusal)}, status=status.HTTP_409_CONFLICT)
-        job = services.pool_build_start(
+        job = jobs.pool_build_start(
             campaign=campaign,
             spec=form.spec,
             name=form.cleaned_data["name"],
@@ -694,7 +694,7 @@ class PoolReplanView(APIView):
                 f"re-planning {len(form.cleaned_data['chosen'])} topic(s) of pool {pool.pk}",
             )
             return Response({"detail": str(refusal)}, status=status.HTTP_409_CONFLICT)
-        job = services.pool_revise_start(
+        job = jobs.pool_revise_start(
             pool=pool,
             spec=form.spec,
             topics=form.cleaned_data["chosen"],

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from pooling import selectors, services
+from pooling import jobs, selectors, services
 from pooling.core.budget import judged_share, run_contributions, run_overlap, whatif
 from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
 from pooling.core.spec import LIVE_STRATEGIES, PRESETS, PoolSpec, spec_label
@@ -18,6 +18,7 @@ from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.forms import PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from workbench.core.charts import Frame
+from workbench.core.flags import truthy
 from workbench.http import ids_of, plot_format_error, plot_response, streamed_attachment
 from workbench.roles import organiser_required
 
@@ -51,7 +52,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
             )
         else:
             # The build reads every run file: a job, with its progress on its own page.
-            job = services.pool_build_start(
+            job = jobs.pool_build_start(
                 campaign=campaign,
                 spec=form.spec,
                 name=form.cleaned_data["name"],
@@ -264,7 +265,7 @@ def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse
             pool=pool,
             runs=runs,
             created_by=request.user,
-            confirm_over_budget=request.POST.get("confirm_over_budget") == "on",
+            confirm_over_budget=truthy(request.POST.get("confirm_over_budget")),
         )
     except services.OverBudget as error:
         messages.error(
@@ -344,7 +345,7 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
                 "Tick 'past the budget' to apply a plan that costs more than is left."
             )
             return render(request, "pooling/pool_replan.html", context, status=409)
-        job = services.pool_revise_start(
+        job = jobs.pool_revise_start(
             pool=pool,
             spec=form.spec,
             topics=form.cleaned_data["chosen"],

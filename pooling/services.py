@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -64,8 +63,8 @@ from workbench.core import file_input, run_files
 from workbench.core.problems import InputError, Problem, ProblemLog
 from workbench.core.run_files import ParsedRun
 from workbench.db import bulk_insert, update_by_pk
-from workbench.jobs import job_start
 from workbench.models import Job
+from workbench.uploads import in_background
 
 # Wraps an iterable to show progress, as tqdm does.
 ProgressBar = Callable[[Iterable[Any]], Iterable[Any]]
@@ -331,7 +330,7 @@ def _flush_documents(
 @dataclass(frozen=True)
 class RunUpload:
     """A run file to import: its name, and its bytes or where it waits on disk (a
-    large upload parsed by a job: `runs_import_start`)."""
+    large upload parsed by a job: `jobs.runs_import_start`)."""
 
     name: str
     data: bytes | Path
@@ -417,56 +416,45 @@ def runs_import(
     return stored
 
 
-def runs_import_start(
+def runs_upload(
     *,
     campaign: Campaign,
     files: Sequence[UploadedFile],
     uploaded_by: Any = None,
     keep_valid: bool = False,
-) -> Job:
-    """Keep uploaded run files on disk and start the job that imports them
-    (`pooling.jobs.runs_import`), for uploads too large to parse in a request.
-    The job checks and stores exactly as `runs_import` does, and removes the
-    files when it ends."""
-    names = ", ".join(f.name for f in files)
-    return job_start(
-        kind="pooling.jobs.runs_import",
-        title=f"Import runs {names}"[:300],
-        params={"campaign": campaign.slug, "files": _kept(files), "keep_valid": keep_valid},
+) -> list[Run] | Job:
+    """Run files uploaded on a page or the API: imported now (`runs_import`), or,
+    larger together than WORKBENCH_UPLOAD_JOB_BYTES, by a background job
+    (`runs_import_start`), which is returned."""
+    from pooling.jobs import runs_import_start  # the jobs import this module
+
+    if in_background(sum(f.size or 0 for f in files)):
+        return runs_import_start(
+            campaign=campaign, files=files, uploaded_by=uploaded_by, keep_valid=keep_valid
+        )
+    return runs_import(
         campaign=campaign,
-        created_by=uploaded_by,
+        uploads=[RunUpload(f.name, f.read()) for f in files],
+        uploaded_by=uploaded_by,
+        keep_valid=keep_valid,
     )
 
 
-def documents_import_start(
+def documents_upload(
     *, campaign: Campaign, file: UploadedFile, format: str | None = None, uploaded_by: Any = None
-) -> Job:
-    """Keep an uploaded collection on disk and start the job that imports it
-    (`pooling.jobs.documents_import`), for files too large to load in a request.
-    The job stores exactly as `documents_import` does (a problem anywhere stores
-    nothing), and removes the file when it ends."""
-    (kept,) = _kept([file])
-    return job_start(
-        kind="pooling.jobs.documents_import",
-        title=f"Import documents {file.name}"[:300],
-        params={"campaign": campaign.slug, "file": kept, "format": format},
-        campaign=campaign,
-        created_by=uploaded_by,
+) -> ImportResult | Job:
+    """A collection uploaded on a page or the API: imported now (`documents_import`),
+    or, larger than WORKBENCH_UPLOAD_JOB_BYTES, by a background job
+    (`documents_import_start`), which is returned."""
+    from pooling.jobs import documents_import_start  # the jobs import this module
+
+    if in_background(file.size or 0):
+        return documents_import_start(
+            campaign=campaign, file=file, format=format, uploaded_by=uploaded_by
+        )
+    return documents_import(
+        campaign=campaign, stream=file.open("rb"), name=file.name, format=format
     )
-
-
-def _kept(files: Sequence[UploadedFile]) -> list[dict[str, str]]:
-    """Uploaded files saved under uploads/pending/ for a job: [{path, name}]. An
-    upload already streamed to a temporary file is moved, not copied, so nothing
-    holds it in memory."""
-    folder = f"uploads/pending/{uuid.uuid4().hex}"
-    return [
-        {
-            "path": default_storage.save(f"{folder}/{get_valid_filename(f.name) or 'file'}", f),
-            "name": f.name,
-        }
-        for f in files
-    ]
 
 
 class RunsPartlyImported(InputError):
@@ -717,33 +705,6 @@ def pool_build(
     return pool
 
 
-def pool_build_start(
-    *,
-    campaign: Campaign,
-    spec: PoolSpec,
-    name: str = "",
-    confirm_over_budget: bool = False,
-    runs_per_team: int | None = None,
-    created_by: Any = None,
-) -> Job:
-    """Start the job that builds the pool (`pooling.jobs.pool_build`): it reads every
-    run file, too long for a request. The name defaults to the spec's label;
-    `runs_per_team` as for `pool_build`."""
-    return job_start(
-        kind="pooling.jobs.pool_build",
-        title=f"Build pool {name or spec_label(spec)}",
-        params={
-            "campaign": campaign.slug,
-            "spec": spec.to_dict(),
-            "name": name,
-            "confirm_over_budget": confirm_over_budget,
-            "runs_per_team": runs_per_team,
-        },
-        campaign=campaign,
-        created_by=created_by,
-    )
-
-
 def pool_from_judged(
     *, campaign: Campaign, pairs: pd.DataFrame, name: str, source: str, created_by: Any = None
 ) -> Pool:
@@ -881,31 +842,6 @@ def pool_budget_set(
         locked.save(update_fields=["spec"])
     pool.spec = locked.spec
     return pool
-
-
-def pool_revise_start(
-    *,
-    pool: Pool,
-    spec: PoolSpec,
-    topics: Sequence[str],
-    reason: str = "",
-    confirm_over_budget: bool = False,
-    created_by: Any = None,
-) -> Job:
-    """Start the job that re-plans `topics` of the pool (`pooling.jobs.pool_revise`)."""
-    return job_start(
-        kind="pooling.jobs.pool_revise",
-        title=f"Re-plan {len(topics)} topic(s) of pool {pool.pk}",
-        params={
-            "pool": pool.pk,
-            "spec": spec.to_dict(),
-            "topics": list(topics),
-            "reason": reason,
-            "confirm_over_budget": confirm_over_budget,
-        },
-        campaign=pool.campaign,
-        created_by=created_by,
-    )
 
 
 _REVISED_FIELDS = (

@@ -126,7 +126,6 @@ class Stored:
 
     message: str
     rejected: InputError | None = None
-    job: Job | None = None  # the upload went to this background job
 
 
 def _upload_response(
@@ -178,27 +177,19 @@ def _handle_upload(
     slug: str,
     which: str,
     form_class: type[forms.Form],
-    store: Callable[[HttpRequest, Campaign, dict[str, Any]], Stored],
+    store: Callable[[HttpRequest, Campaign, dict[str, Any]], Stored | Job],
 ) -> HttpResponse:
     """Check the form, store the upload, and answer with the errors or a message."""
     campaign = _get_campaign_for_organiser(slug)
-    too_large = uploads.refused(request)
     form = form_class(request.POST, request.FILES)
-    if too_large:
-        form.is_valid()
-        form.add_error(None, uploads.limit_message(too_large))
-        return _upload_response(request, campaign, which, form, None, status=413)
-    if not form.is_valid():
-        return _upload_response(request, campaign, which, form, None)
-    try:
-        stored = store(request, campaign, form.cleaned_data)
-    except InputError as error:
-        return _upload_response(request, campaign, which, form, error)
-    if stored.job is not None:
-        return _to_job(request, stored.job)
-    if stored.rejected is not None:
-        return _partly_stored_response(request, campaign, which, stored)
-    return _uploaded(request, campaign, stored.message)
+    received = uploads.upload_receive(request, form, lambda data: store(request, campaign, data))
+    if received.status >= 400:
+        return _upload_response(request, campaign, which, form, received.error, received.status)
+    if isinstance(received.stored, Job):
+        return _to_job(request, received.stored)
+    if received.stored.rejected is not None:
+        return _partly_stored_response(request, campaign, which, received.stored)
+    return _uploaded(request, campaign, received.stored.message)
 
 
 def _to_job(request: HttpRequest, job: Job) -> HttpResponse:
@@ -223,38 +214,23 @@ def _store_answers(request: HttpRequest, campaign: Campaign, data: dict[str, Any
     return Stored(f"Accepted answers from {upload.name}: {result}.")
 
 
-def _store_documents(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
+def _store_documents(
+    request: HttpRequest, campaign: Campaign, data: dict[str, Any]
+) -> Stored | Job:
     upload = data["file"]
-    if uploads.in_background(upload.size or 0):
-        job = services.documents_import_start(
-            campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=request.user
-        )
-        return Stored(f"Importing {upload.name} in the background.", job=job)
-    result = services.documents_import(
-        campaign=campaign,
-        stream=upload.open("rb"),
-        name=upload.name,
-        format=data["format"] or None,
+    result = services.documents_upload(
+        campaign=campaign, file=upload, format=data["format"] or None, uploaded_by=request.user
     )
+    if isinstance(result, Job):
+        return result
     return Stored(f"Documents from {upload.name}: {result}.")
 
 
-def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored:
-    files = data["files"]
-    if uploads.in_background(sum(f.size or 0 for f in files)):
-        # Too large to read here: the files, already on disk, go to a job.
-        job = services.runs_import_start(
-            campaign=campaign,
-            files=files,
-            uploaded_by=request.user,
-            keep_valid=data["keep_valid"],
-        )
-        return Stored(f"Importing {len(files)} run file(s) in the background.", job=job)
-    received = [services.RunUpload(f.name, f.read()) for f in files]
+def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored | Job:
     try:
-        runs = services.runs_import(
+        runs = services.runs_upload(
             campaign=campaign,
-            uploads=received,
+            files=data["files"],
             uploaded_by=request.user,
             keep_valid=data["keep_valid"],
         )
@@ -262,6 +238,8 @@ def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) 
         if not error.stored:
             raise
         return Stored(_stored_runs_message(error.stored), rejected=error)
+    if isinstance(runs, Job):
+        return runs
     return Stored(_stored_runs_message(runs))
 
 

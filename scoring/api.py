@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -20,8 +19,14 @@ from scoring.core.analysis.corrections import CORRECTIONS
 from scoring.core.analysis.render import to_json
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, ExportError
 from scoring.forms import LeaderboardForm
+from workbench.core.flags import truthy
 from workbench.http import attachment
-from workbench.job_api import job_accepted, job_accepted_response
+from workbench.job_api import (
+    job_accepted,
+    job_result_answer,
+    job_result_responses,
+    job_waiting_answer,
+)
 from workbench.models import Job
 from workbench.roles import IsOrganiser
 
@@ -166,47 +171,6 @@ class BundleView(APIView):
         return attachment(data, f"pool{pool.pk}-qrels.zip", "application/zip")
 
 
-def _scored_by_job(
-    serializer: Any, refused: dict[int, Any], *, description: str = ""
-) -> tuple[dict, dict]:
-    """The GET and POST responses of a view whose large pool a job scores."""
-    get = {
-        200: OpenApiResponse(serializer, description=description) if description else serializer,
-        202: job_accepted_response("A large pool's job is scoring it: poll the job."),
-        404: OpenApiResponse(
-            description="A large pool not scored on the current labels: POST to score it."
-        ),
-        **refused,
-    }
-    post = {
-        200: OpenApiResponse(serializer, description="A pool small enough to score now: as GET."),
-        202: job_accepted_response("A large pool: poll the job, then GET."),
-        **refused,
-    }
-    return get, post
-
-
-def _scored_answer[T](
-    request: Request,
-    context: dict[str, Any],
-    what: str,
-    result: T | None,
-    answer: Callable[[T], Response],
-    *,
-    state: str = "labels",
-) -> Response:
-    """The answer of a view whose large pool a job scores (`background.job_result`
-    filled `context`): a POST's 202 with the job; a GET's 202/404 while there is
-    no result; else `answer(result)` (a small pool's, or the job's). `state`: what
-    the job scored ("labels", a pool's; "gold and submissions", a task's)."""
-    job = context.get("scored_by") or context.get("job")
-    if request.method == "POST" and job is not None:
-        return job_accepted(request, job, f"The job scores the {what}: poll it, then GET.")
-    if result is None:
-        return _job_waiting(request, job, what, context.get("superseded"), state=state)
-    return answer(result)
-
-
 class ScoresView(APIView):
     """Every run of the campaign scored against the pool's final labels (-c -M 1000).
     A pool too large to score in a request (WORKBENCH_SYNC_SCORING_CELLS) is scored
@@ -217,7 +181,7 @@ class ScoresView(APIView):
         OpenApiParameter("measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"),
         OpenApiParameter("per_topic", bool),
     ]
-    _get, _post = _scored_by_job(
+    _get, _post = job_result_responses(
         ScoreSerializer(many=True),
         {
             409: OpenApiResponse(
@@ -239,7 +203,7 @@ class ScoresView(APIView):
     @staticmethod
     def _answer(request: Request, pool_id: int) -> Response:
         pool = pool_or_404(pool_id)
-        per_topic = request.query_params.get("per_topic", "").lower() in {"1", "true", "yes"}
+        per_topic = truthy(request.query_params.get("per_topic"))
         measures = request.query_params.getlist("measure") or list(selectors.DEFAULT_MEASURES)
         context: dict[str, Any] = {}  # the job's, for a large pool
         try:
@@ -248,7 +212,7 @@ class ScoresView(APIView):
             )
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=409)
-        return _scored_answer(
+        return job_result_answer(
             request,
             context,
             "scores",
@@ -270,7 +234,7 @@ class LeaderboardView(APIView):
         OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="holm"),
         OpenApiParameter("alpha", float, description="significance level (0.05)"),
     ]
-    _get, _post = _scored_by_job(
+    _get, _post = job_result_responses(
         LeaderboardSerializer,
         {
             400: OpenApiResponse(description="A bad option or measure."),
@@ -302,7 +266,7 @@ class LeaderboardView(APIView):
             table = background.leaderboard_table(
                 request, pool=pool, measure=form.cleaned_data["measure"], context=context
             )
-            return _scored_answer(
+            return job_result_answer(
                 request,
                 context,
                 "leaderboard",
@@ -316,27 +280,6 @@ class LeaderboardView(APIView):
             return Response({"detail": str(state)}, status=409)
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=400)
-
-
-def _job_waiting(
-    request: Request,
-    job: Job | None,
-    what: str,
-    superseded: Job | None = None,
-    *,
-    state: str = "labels",
-) -> Response:
-    """The answer to a GET while the job on the current labels (`state`) has no
-    result: 404 when there is none (or it failed: POST to try again), 202 while it
-    runs."""
-    if job is None or job.state == Job.FAILED:
-        detail = f"no {what} of the current {state}: POST to make one"
-        if superseded is not None:
-            detail += f" (job {superseded.pk} made one of earlier {state}, now out of date)"
-        if job is not None:
-            detail = f"the last attempt failed: {job.error}; POST to try again"
-        return Response({"detail": detail}, status=404)
-    return job_accepted(request, job, f"The {what} is being made: poll the job.")
 
 
 class ReusabilityView(APIView):
@@ -368,7 +311,7 @@ class ReusabilityView(APIView):
         if isinstance(job, Response):  # refused
             return job
         if job is None or job.state != Job.DONE:
-            return _job_waiting(request, job, "report")
+            return job_waiting_answer(request, job, "report")
         return Response(job.result["report"])
 
     @extend_schema(
@@ -425,7 +368,7 @@ class StrategyReplayView(APIView):
         wanted = request.query_params.get("job")
         job = replay.replay_job(pool, wanted) if wanted else replay.replay_latest(pool)
         if job is None or job.state != Job.DONE:
-            return _job_waiting(request, job, "replay", state="pool")
+            return job_waiting_answer(request, job, "replay", state="pool")
         return Response(job.result["report"])
 
     @extend_schema(

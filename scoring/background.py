@@ -10,11 +10,11 @@ from typing import Any
 from django.http import HttpRequest
 
 from pooling.models import Campaign, Pool
-from scoring import selectors, task_selectors
+from scoring import jobs, selectors, task_selectors
 from scoring.core.analysis.leaderboard import ScoreTable
 from scoring.core.tasks.subtasks import Scores, Subtask
 from scoring.models import TaskSubmission
-from workbench.jobs import job_latest, job_start_once, job_superseded
+from workbench.jobs import Kind, job_latest, job_start_once, job_superseded
 from workbench.models import Job
 
 
@@ -22,7 +22,7 @@ def job_result(
     request: HttpRequest,
     *,
     pool: Pool,
-    kind: str,
+    kind: Kind,
     params: dict[str, Any],
     title: str,
     context: dict[str, Any],
@@ -47,7 +47,7 @@ def job_result(
 
 
 def pool_job(
-    request: HttpRequest, *, pool: Pool, kind: str, params: dict[str, Any], title: str
+    request: HttpRequest, *, pool: Pool, kind: Kind, params: dict[str, Any], title: str
 ) -> Job | None:
     """The newest job on `params` (failed ones too); a POST starts one unless a job
     is at it or done with it."""
@@ -56,9 +56,6 @@ def pool_job(
             kind=kind, title=title, params=params, campaign=pool.campaign, created_by=request.user
         )
     return job_latest(kind=kind, params=params)
-
-
-SCORES_JOB = "scoring.jobs.pool_scores"
 
 
 def pool_scores(
@@ -85,7 +82,7 @@ def pool_scores(
     result = job_result(
         request,
         pool=pool,
-        kind=SCORES_JOB,
+        kind=jobs.pool_scores,
         params=params,
         title=f"Scores of pool {pool.pk} ({' '.join(measures)})",
         context=context,
@@ -165,14 +162,14 @@ def _task_job(
     job: Job | None
     if request.method == "POST" if start is None else start:
         job = job_start_once(
-            kind=task_selectors.SCORES_JOB,
+            kind=jobs.task_scores,
             title=f"Scores of {campaign.name}: {subtask.label}",
             params=params,
             campaign=campaign,
             created_by=request.user,
         )
     else:
-        job = job_latest(kind=task_selectors.SCORES_JOB, params=params)
+        job = job_latest(kind=jobs.task_scores, params=params)
     if job is not None and job.state == Job.DONE:
         context["scored_by"] = job
         return task_selectors.scores_from_job(subtask, job.result)
@@ -180,6 +177,6 @@ def _task_job(
     context["task_bytes"] = task_selectors.submission_bytes(campaign, subtask)
     if job is None or job.state == Job.FAILED:
         context["superseded"] = job_superseded(
-            kind=task_selectors.SCORES_JOB, params=params, campaign=campaign
+            kind=jobs.task_scores, params=params, campaign=campaign
         )
     return None

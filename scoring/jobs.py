@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -12,9 +13,10 @@ from django.core.files.storage import default_storage
 from pooling.models import Campaign, Pool
 from scoring import release_selectors, selectors, services, task_selectors
 from scoring.core.analysis import reusability_render
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.tasks import subtasks
 from scoring.models import Release
-from workbench.jobs import JobProgress, job_start_once
+from workbench.jobs import JobProgress, job_start, job_start_once
 from workbench.models import Job
 
 
@@ -33,6 +35,17 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
     digest = hashlib.sha256(data).hexdigest()
     progress.note(f"{name}: {len(data):,} bytes, sha256 {digest}")
     return {"file": path, "name": name, "bytes": len(data), "sha256": digest}
+
+
+def qrels_bundle_start(*, pool: Pool, formats: list[str] | None, created_by: Any = None) -> Job:
+    """Queue the pool's qrels bundle (`qrels_bundle`, above); the job's page offers it."""
+    return job_start(
+        kind=qrels_bundle,
+        title=f"qrels bundle of pool {pool.pk}",
+        params={"pool": pool.pk, "formats": formats},
+        campaign=pool.campaign,
+        created_by=created_by,
+    )
 
 
 def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
@@ -84,7 +97,7 @@ def reusability_start(*, pool: Pool, measure: str, user: Any) -> Job:
     """Queue the report of the pool's current labels, unless a job is at it or done
     with it already (found again by `selectors.reusability_job`)."""
     return job_start_once(
-        kind=selectors.REUSABILITY_JOB,
+        kind=pool_reusability,
         title=f"Reusability of pool {pool.pk} ({measure})",
         params=selectors.reusability_params(pool, measure),
         campaign=pool.campaign,
@@ -171,3 +184,31 @@ def strategy_replay(job: Job, progress: JobProgress) -> dict[str, Any]:
         f"{report['topics']} topics"
     )
     return result
+
+
+def release_make_start(
+    *,
+    pool: Pool,
+    measure: str,
+    measures: Sequence[str] | None,
+    options: LeaderboardOptions,
+    labels: str,
+    reason: str,
+    released_by: Any = None,
+) -> Job:
+    """Queue the release of the pool's results (`release_make`, above), for a pool
+    too large to score in a request (`services.release_start` decides)."""
+    return job_start(
+        kind=release_make,
+        title=f"Release of pool {pool.pk} ({measure})",
+        params={
+            "pool": pool.pk,
+            "measure": measure,
+            "measures": list(measures) if measures else None,
+            "options": release_selectors.options_of(options),
+            "labels": labels,
+            "reason": reason,
+        },
+        campaign=pool.campaign,
+        created_by=released_by,
+    )

@@ -43,7 +43,6 @@ from scoring.models import (
 from scoring.task_selectors import stored_file, task_gold_read
 from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError, Problem
-from workbench.jobs import job_start
 from workbench.models import Job
 
 
@@ -374,9 +373,6 @@ def release_withdraw(*, release: Release, reason: str, withdrawn_by: Any = None)
     return Release.objects.select_related("withdrawal").get(pk=release.pk)
 
 
-RELEASE_JOB = "scoring.jobs.release_make"
-
-
 def release_start(
     *,
     pool: Pool,
@@ -388,7 +384,7 @@ def release_start(
     released_by: Any = None,
 ) -> Release | Job:
     """Release the pool's results here when scoring them fits in a request
-    (WORKBENCH_SYNC_SCORING_CELLS), else in a job (`scoring.jobs.release_make`).
+    (WORKBENCH_SYNC_SCORING_CELLS), else in a job (`jobs.release_make_start`).
     A request it cannot make is refused first (ReleaseError, NothingJudged)."""
     release_selectors.release_refusal(pool=pool, measure=measure, measures=measures, labels=labels)
     options = options or LeaderboardOptions()
@@ -402,17 +398,14 @@ def release_start(
             reason=reason,
             released_by=released_by,
         )
-    return job_start(
-        kind=RELEASE_JOB,
-        title=f"Release of pool {pool.pk} ({measure})",
-        params={
-            "pool": pool.pk,
-            "measure": measure,
-            "measures": list(measures) if measures else None,
-            "options": release_selectors.options_of(options),
-            "labels": labels,
-            "reason": reason,
-        },
-        campaign=pool.campaign,
-        created_by=released_by,
+    from scoring.jobs import release_make_start  # the jobs import this module
+
+    return release_make_start(
+        pool=pool,
+        measure=measure,
+        measures=measures,
+        options=options,
+        labels=labels,
+        reason=reason,
+        released_by=released_by,
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -22,15 +21,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.api import RejectedSerializer, rejected_response
+from pooling.api import RejectedSerializer
 from pooling.models import Campaign
 from scoring import background, services, task_selectors
-from scoring.api import _scored_answer, _scored_by_job
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME, SUBTASK_CHOICES, TaskGold, TaskSubmission
 from workbench import uploads
-from workbench.core.problems import InputError
+from workbench.job_api import job_result_answer, job_result_responses
 from workbench.roles import IsOrganiser
 
 
@@ -162,19 +160,6 @@ def _task_campaign(slug: str) -> Campaign:
     return campaign
 
 
-def _too_large(request: Request) -> Response | None:
-    """413 when a file is over WORKBENCH_MAX_UPLOAD_BYTES (nothing is read or stored)."""
-    refused = uploads.refused(request._request)
-    limit = settings.WORKBENCH_MAX_UPLOAD_BYTES
-    refused += [f.name for f in request.FILES.values() if f.size and f.size > limit]
-    if not refused:
-        return None
-    return Response(
-        {"detail": uploads.limit_message(refused)},
-        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-    )
-
-
 _UPLOAD_RESPONSES = {
     400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
     413: OpenApiResponse(description="A file over WORKBENCH_MAX_UPLOAD_BYTES."),
@@ -200,25 +185,21 @@ class TaskGoldView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = _task_campaign(slug)
-        too_large = _too_large(request)
-        if too_large:
-            return too_large
         form = TaskGoldUploadSerializer(
             data=request.data, context={"subtasks": task_selectors.campaign_subtasks(campaign)}
         )
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            gold = services.task_gold_upload(
+
+        def store(data: dict[str, Any]) -> Any:
+            return services.task_gold_upload(
                 campaign=campaign,
                 subtask=data["subtask"],
                 gold=services.TaskUpload(data["file"].name, data["file"]),
                 codes=[services.TaskUpload(f.name, f) for f in data["codes"]],
                 uploaded_by=request.user,
             )
-        except InputError as error:
-            return rejected_response(error, "Rejected: nothing was stored.")
-        return Response(TaskGoldSerializer(gold).data, status=status.HTTP_201_CREATED)
+
+        received = uploads.upload_receive(request, form, store)
+        return uploads.upload_answer(request, received, lambda g: TaskGoldSerializer(g).data)
 
 
 class TaskSubmissionsView(APIView):
@@ -241,27 +222,26 @@ class TaskSubmissionsView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = _task_campaign(slug)
-        too_large = _too_large(request)
-        if too_large:
-            return too_large
         form = TaskSubmissionUploadSerializer(
             data=request.data, context={"subtasks": task_selectors.campaign_subtasks(campaign)}
         )
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            submission = services.task_submission_upload(
+
+        def store(data: dict[str, Any]) -> Any:
+            return services.task_submission_upload(
                 campaign=campaign,
                 subtask=data["subtask"],
                 upload=services.TaskUpload(data["file"].name, data["file"]),
                 name=data["name"],
                 uploaded_by=request.user,
             )
-        except InputError as error:
-            return rejected_response(error, "Rejected: nothing was stored.")
+
+        try:
+            received = uploads.upload_receive(request, form, store)
         except ValidationError as error:
             return Response({"detail": " ".join(error.messages)}, status=400)
-        return Response(TaskSubmissionSerializer(submission).data, status=status.HTTP_201_CREATED)
+        return uploads.upload_answer(
+            request, received, lambda submission: TaskSubmissionSerializer(submission).data
+        )
 
 
 class TaskReplaceSerializer(serializers.Serializer):
@@ -281,21 +261,24 @@ class TaskSubmissionReplaceView(APIView):
     def post(self, request: Request, slug: str, submission_id: int) -> Response:
         campaign = _task_campaign(slug)
         submission = get_object_or_404(TaskSubmission, pk=submission_id, campaign=campaign)
-        too_large = _too_large(request)
-        if too_large:
-            return too_large
         form = TaskReplaceSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        file = form.validated_data["file"]
-        try:
-            submission = services.task_submission_replace(
+
+        def store(data: dict[str, Any]) -> Any:
+            file = data["file"]
+            return services.task_submission_replace(
                 submission=submission,
                 upload=services.TaskUpload(file.name, file),
                 uploaded_by=request.user,
             )
-        except InputError as error:
-            return rejected_response(error, "Rejected: the submission was not replaced.")
-        return Response(TaskSubmissionSerializer(submission).data)
+
+        received = uploads.upload_receive(request, form, store)
+        return uploads.upload_answer(
+            request,
+            received,
+            lambda replaced: TaskSubmissionSerializer(replaced).data,
+            rejected="Rejected: the submission was not replaced.",
+            stored=status.HTTP_200_OK,
+        )
 
 
 _SORT = OpenApiParameter(
@@ -323,7 +306,7 @@ class TaskScoresView(APIView):
     the page: POST starts it (202), GET answers once it is done."""
 
     permission_classes = [IsAuthenticated, IsOrganiser]
-    _get, _post = _scored_by_job(
+    _get, _post = job_result_responses(
         TaskScoresSerializer, {400: OpenApiResponse(description="A bad sort.")}
     )
 
@@ -360,7 +343,7 @@ class TaskScoresView(APIView):
             }
             return Response(TaskScoresSerializer(body).data)
 
-        return _scored_answer(request, context, "scores", table, answer, state=_STATE)
+        return job_result_answer(request, context, "scores", table, answer, state=_STATE)
 
 
 class TaskSubmissionView(APIView):
@@ -368,7 +351,7 @@ class TaskSubmissionView(APIView):
     job of its subtask when that is too large for a request (see the scores)."""
 
     permission_classes = [IsAuthenticated, IsOrganiser]
-    _get, _post = _scored_by_job(
+    _get, _post = job_result_responses(
         SubmissionScoresSerializer, {400: OpenApiResponse(description="A bad sort.")}
     )
 
@@ -418,7 +401,7 @@ class TaskSubmissionView(APIView):
             }
             return Response(SubmissionScoresSerializer(body).data)
 
-        return _scored_answer(request, context, "scores", drill, answer, state=_STATE)
+        return job_result_answer(request, context, "scores", drill, answer, state=_STATE)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, slug: str, submission_id: int) -> Response:

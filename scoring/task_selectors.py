@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from scoring.models import TaskGold, TaskSubmission
 
 CACHE_SECONDS = 3600
-SCORES_JOB = "scoring.jobs.task_scores"
 
 
 @contextmanager

@@ -9,7 +9,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -82,33 +81,22 @@ def _handle_upload(
     """Check the form, store the upload, and answer with the errors (400, nothing
     stored; 413 for a file over the limit) or a message on the refreshed page."""
     campaign = _get_task_campaign_for_organiser(slug)
-    too_large = uploads.refused(request)
     form = form_class(
         request.POST, request.FILES, subtasks=task_selectors.campaign_subtasks(campaign)
     )
-    status, error = 400, None
-    if too_large:
-        form.is_valid()
-        form.add_error(None, uploads.limit_message(too_large))
-        status = 413
-    elif form.is_valid():
-        try:
-            message = store(request, campaign, form.cleaned_data)
-        except InputError as rejected:
-            error = rejected
-        except ValidationError as refused:
-            form.add_error(None, refused)
-        else:
-            messages.success(request, message)
-            response = redirect("scoring:task_campaign", slug=campaign.slug)
-            if request.htmx:  # refresh the whole page: its tables show what was stored
-                response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
-            return response
-    context = _page_context(campaign, **{f"{which}_form": form, "upload_errors": {which: error}})
+    received = uploads.upload_receive(request, form, lambda data: store(request, campaign, data))
+    if received.status < 400:
+        messages.success(request, received.stored)
+        response = redirect("scoring:task_campaign", slug=campaign.slug)
+        if request.htmx:  # refresh the whole page: its tables show what was stored
+            response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
+        return response
+    errors = {which: received.error}
+    context = _page_context(campaign, **{f"{which}_form": form, "upload_errors": errors})
     template = "scoring/task_campaign.html"
     if request.htmx:
         template += f"#{which}-upload"
-    return render(request, template, context, status=status)
+    return render(request, template, context, status=received.status)
 
 
 def _store_gold(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> str:
@@ -154,31 +142,24 @@ def task_submission_replace(request: HttpRequest, slug: str, submission_id: int)
     submission's page says why (400; 413 past the size limit)."""
     campaign = _get_task_campaign_for_organiser(slug)
     submission = _get_submission(campaign, submission_id)
-    too_large = uploads.refused(request)
     form = TaskReplaceForm(request.POST, request.FILES)
-    status, error = 400, None
-    if too_large:
-        form.is_valid()
-        form.add_error(None, uploads.limit_message(too_large))
-        status = 413
-    elif form.is_valid():
-        file = form.cleaned_data["file"]
-        try:
-            submission = services.task_submission_replace(
-                submission=submission,
-                upload=services.TaskUpload(file.name, file),
-                uploaded_by=request.user,
-            )
-        except InputError as rejected:
-            error = rejected
-        else:
-            messages.success(
-                request, f"Submission {submission.name} replaced by {submission.original_name}."
-            )
-            return redirect(
-                "scoring:task_submission", slug=campaign.slug, submission_id=submission.pk
-            )
-    return _submission_page(request, campaign, submission, form, error, status=status)
+
+    def store(data: dict[str, Any]) -> Any:
+        file = data["file"]
+        return services.task_submission_replace(
+            submission=submission,
+            upload=services.TaskUpload(file.name, file),
+            uploaded_by=request.user,
+        )
+
+    received = uploads.upload_receive(request, form, store)
+    if received.status >= 400:
+        return _submission_page(
+            request, campaign, submission, form, received.error, status=received.status
+        )
+    replaced = received.stored
+    messages.success(request, f"Submission {replaced.name} replaced by {replaced.original_name}.")
+    return redirect("scoring:task_submission", slug=campaign.slug, submission_id=replaced.pk)
 
 
 @organiser_required

@@ -8,14 +8,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling.selectors import pool_or_404
-from scoring import background, selectors
+from scoring import background, jobs, selectors
 from scoring.core.exports import ExportError
 from scoring.core.measures.catalog import TREC, MeasureError
 from scoring.core.measures.params import ParamError
 from scoring.forms import BundleForm, StabilityForm
 from workbench.core.spreadsheets import tsv_text
 from workbench.http import attachment
-from workbench.jobs import job_start
 from workbench.roles import organiser_required
 
 
@@ -55,12 +54,8 @@ def bundle_job(request: HttpRequest, pool_id: int) -> HttpResponse:
     if not form.is_valid():
         errors = "; ".join(e for errors in form.errors.values() for e in errors)
         return HttpResponse(f"Cannot export: {errors}\n", status=400, content_type="text/plain")
-    job = job_start(
-        kind="scoring.jobs.qrels_bundle",
-        title=f"qrels bundle of pool {pool.pk}",
-        params={"pool": pool.pk, "formats": form.cleaned_data["formats"] or None},
-        campaign=pool.campaign,
-        created_by=request.user,
+    job = jobs.qrels_bundle_start(
+        pool=pool, formats=form.cleaned_data["formats"] or None, created_by=request.user
     )
     return redirect("job_detail", job_id=job.pk)
 

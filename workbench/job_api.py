@@ -3,9 +3,14 @@ cancel a waiting or running one and retry a failed one.
 
 Long work asked for over the API (a pool build, a re-plan, a large upload)
 answers 202 with `job_accepted`: the job's id, the address to poll and its page.
+A view whose work a job does only when it is large (a pool's scores) answers with
+`job_result_answer` and documents it with `job_result_responses`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -89,6 +94,71 @@ def job_accepted(request: Request, job: Job, detail: str) -> Response:
         status=status.HTTP_202_ACCEPTED,
         headers={"Location": url},
     )
+
+
+def job_result_responses(
+    serializer: Any, refused: dict[int, Any], *, description: str = ""
+) -> tuple[dict, dict]:
+    """The schema's GET and POST responses of a view whose work a job does when it is
+    large (a pool's or a task's scores): 200 with `serializer`, 202 with the job, 404
+    before there is one, and the view's own `refused` answers."""
+    get = {
+        200: OpenApiResponse(serializer, description=description) if description else serializer,
+        202: job_accepted_response("A large pool's job is scoring it: poll the job."),
+        404: OpenApiResponse(
+            description="A large pool not scored on the current labels: POST to score it."
+        ),
+        **refused,
+    }
+    post = {
+        200: OpenApiResponse(serializer, description="A pool small enough to score now: as GET."),
+        202: job_accepted_response("A large pool: poll the job, then GET."),
+        **refused,
+    }
+    return get, post
+
+
+def job_result_answer[T](
+    request: Request,
+    context: dict[str, Any],
+    what: str,
+    result: T | None,
+    answer: Callable[[T], Response],
+    *,
+    state: str = "labels",
+) -> Response:
+    """The answer of a view whose work a job does when it is large (the view's
+    selector put the job in `context`: `job` or `scored_by`, and `superseded`): a
+    POST's 202 with the job; a GET's 202/404 while there is no result; else
+    `answer(result)` (made in the request, or the job's). `state`: what the job
+    worked on ("labels", a pool's; "gold and submissions", a task's)."""
+    job = context.get("scored_by") or context.get("job")
+    if request.method == "POST" and job is not None:
+        return job_accepted(request, job, f"The job scores the {what}: poll it, then GET.")
+    if result is None:
+        return job_waiting_answer(request, job, what, context.get("superseded"), state=state)
+    return answer(result)
+
+
+def job_waiting_answer(
+    request: Request,
+    job: Job | None,
+    what: str,
+    superseded: Job | None = None,
+    *,
+    state: str = "labels",
+) -> Response:
+    """The answer to a GET while the job on the current labels (`state`) has no
+    result: 404 when there is none (or it failed: POST to try again), 202 while it
+    runs."""
+    if job is None or job.state == Job.FAILED:
+        detail = f"no {what} of the current {state}: POST to make one"
+        if superseded is not None:
+            detail += f" (job {superseded.pk} made one of earlier {state}, now out of date)"
+        if job is not None:
+            detail = f"the last attempt failed: {job.error}; POST to try again"
+        return Response({"detail": detail}, status=404)
+    return job_accepted(request, job, f"The {what} is being made: poll the job.")
 
 
 class JobView(APIView):

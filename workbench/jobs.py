@@ -1,8 +1,11 @@
 """Long work runs as a job: a Django task (`django.tasks`, stored in the database by
 django-tasks-db and run by `manage.py db_worker`) that reports into a `Job` row.
 
-A job kind is a plain function `kind(job, progress) -> result`, named by its
-dotted path (`pooling.jobs.pool_build`); it reads its arguments from
+A job kind is a plain function `kind(job, progress) -> result` in its app's
+jobs.py, stored by its dotted path (`pooling.jobs.pool_build`); beside it, a
+`<kind>_start(...)` function queues it (`pool_build_start`): callers import the
+start function, and the start function hands `job_start` the kind itself, not
+its name. A kind reads its arguments from
 `job.params`, reports with `progress(done, total)` and `progress.note(text)`,
 and returns a JSON-ready result. What it raises fails the job with a
 message: the services it calls store nothing unless they finish, so a failed
@@ -36,7 +39,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -273,10 +276,22 @@ class _Reporter(threading.Thread):
             log.exception("job %s: heartbeat not written", self.progress.job.pk)
 
 
+Kind = str | Callable[[Job, JobProgress], Any]
+
+
+def job_kind(kind: Kind) -> str:
+    """What a job row stores for `kind`: a kind function's dotted path (as its
+    module and name say: `pooling.jobs.pool_build`), or that path already."""
+    if callable(kind):
+        return f"{kind.__module__}.{kind.__qualname__}"
+    return kind
+
+
 def job_start(
-    *, kind: str, title: str, params: dict[str, Any], campaign: Any = None, created_by: Any = None
+    *, kind: Kind, title: str, params: dict[str, Any], campaign: Any = None, created_by: Any = None
 ) -> Job:
     """Record a job and queue it; it starts once the caller's transaction commits."""
+    kind = job_kind(kind)
     import_string(kind)  # a kind that does not exist is the caller's bug: fail now
     job = Job.objects.create(
         kind=kind,
@@ -289,14 +304,18 @@ def job_start(
     return job
 
 
-def job_latest(*, kind: str, params: dict[str, Any]) -> Job | None:
+def job_latest(*, kind: Kind, params: dict[str, Any]) -> Job | None:
     """The newest job of `kind` on exactly `params`, whatever its state (a failed
     one's error says why there is no result): how a page finds "its" job again."""
-    return Job.objects.filter(kind=kind, params=params).order_by("-created_at", "-id").first()
+    return (
+        Job.objects.filter(kind=job_kind(kind), params=params)
+        .order_by("-created_at", "-id")
+        .first()
+    )
 
 
 def job_start_once(
-    *, kind: str, title: str, params: dict[str, Any], campaign: Any = None, created_by: Any = None
+    *, kind: Kind, title: str, params: dict[str, Any], campaign: Any = None, created_by: Any = None
 ) -> Job:
     """The job already at (or done with) this work, else a new one: a second click
     queues nothing, and a failure or a cancel can be tried again. A job whose
@@ -314,14 +333,14 @@ def job_start_once(
 
 
 def job_superseded(
-    *, kind: str, params: dict[str, Any], campaign: Any, key: str = "version"
+    *, kind: Kind, params: dict[str, Any], campaign: Any, key: str = "version"
 ) -> Job | None:
     """The newest finished job of the same work on an earlier state: params equal but
     for `params[key]` (the labels' version, say), so that a page can say what it
     showed is out of date. Compared here, not in SQL: a campaign has few such jobs,
     and JSON lists compare alike on every database this way."""
     same = {name: value for name, value in params.items() if name != key}
-    done = Job.objects.filter(kind=kind, campaign=campaign, state=Job.DONE)
+    done = Job.objects.filter(kind=job_kind(kind), campaign=campaign, state=Job.DONE)
     for job in done.order_by("-created_at", "-id").only(
         "params", "title", "created_at", "finished_at"
     ):

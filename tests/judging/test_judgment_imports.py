@@ -16,6 +16,7 @@ from pooling.core.spec import PoolSpec
 from pooling.models import Pool
 from tests.helpers import make_campaign, make_pool
 from workbench.core.label_schema import SCHEMA_PRESETS, LabelSchema
+from workbench.core.problems import InputError
 
 pytestmark = pytest.mark.django_db
 
@@ -304,3 +305,21 @@ def test_judgment_files_with_ids_too_long_or_nul_are_rejected(line, problem):
         data, name="j.tsv", schema=LabelSchema.default(), known_topics={"1"}, known_assessors=None
     )
     assert any(str(p).startswith(problem) for p in log.sorted()), log.summary_lines()
+
+
+def test_judgments_import_file_checks_every_line_then_stores_or_names_each_problem(assessor):
+    campaign = make_campaign()
+    bad = b"alice\t301\td1\t0\nalice\t999\td2\t0\nbob\t301\td3\t0\n"
+    with pytest.raises(InputError) as refused:
+        services.judgments_import_file(campaign=campaign, data=bad, name="j.tsv")
+    assert [(p.file, p.line, p.reason) for p in refused.value.problems] == [
+        ("j.tsv", 2, "topic '999' is not a topic of this campaign"),
+        ("j.tsv", 3, "no assessor named 'bob'"),
+    ]
+    assert stored() == []
+    good = b"alice\t301\td1\t0\nbob\t302\td3\t0\n"
+    result = services.judgments_import_file(
+        campaign=campaign, data=good, name="j.tsv", create_assessors=True
+    )
+    assert (result.created, result.new_assessors) == (2, ("bob",))
+    assert [row[:4] for row in stored()] == [("alice", "301", "d1", 0), ("bob", "302", "d3", 0)]

@@ -95,6 +95,17 @@ def test_keep_valid_over_the_api(api):
     assert list(Run.objects.values_list("tag", flat=True)) == ["good"]
 
 
+def test_keep_valid_0_over_the_api_is_no_as_truthy_reads_it(api):
+    make_campaign()
+    response = api.post(
+        RUNS_URL,
+        {"file": [run_file("good"), SimpleUploadedFile("e.txt", b"")], "keep_valid": "0"},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert not Run.objects.exists()
+
+
 def test_keep_valid_with_every_file_rejected_stores_nothing(api):
     make_campaign()
     response = api.post(

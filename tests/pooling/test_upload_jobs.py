@@ -12,7 +12,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from pooling import services
+from pooling import jobs, services
 from pooling.models import Document, Run
 from tests.helpers import make_campaign, run_text
 from workbench.core.problems import InputError
@@ -307,7 +307,7 @@ def test_an_import_that_lost_its_lease_leaves_the_files_to_the_run_that_took_ove
     campaign = make_campaign()
     upload = SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1"]}))
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        job = services.runs_import_start(campaign=campaign, files=[upload], uploaded_by=organiser)
+        job = jobs.runs_import_start(campaign=campaign, files=[upload], uploaded_by=organiser)
     Job.objects.filter(pk=job.pk).update(
         kind="tests.pooling.test_upload_jobs.taken_over_runs_import"
     )
@@ -328,7 +328,7 @@ def test_a_failed_import_retried_after_its_files_are_gone_says_to_upload_again(
     campaign = make_campaign()
     upload = SimpleUploadedFile("bad.txt", BAD_RUN)
     with django_capture_on_commit_callbacks(execute=True):
-        job = services.runs_import_start(campaign=campaign, files=[upload], uploaded_by=organiser)
+        job = jobs.runs_import_start(campaign=campaign, files=[upload], uploaded_by=organiser)
     job.refresh_from_db()
     assert job.state == "failed"
     assert pending_files() == [], "a rejected upload is removed"
@@ -352,10 +352,10 @@ def test_an_import_records_its_job_done_in_the_transaction_that_stores_it(
     with django_capture_on_commit_callbacks(execute=False):
         if kind == "runs":
             upload = SimpleUploadedFile("bm25.txt", run_text("bm25", {"301": ["d1"]}))
-            job = services.runs_import_start(campaign=campaign, files=[upload])
+            job = jobs.runs_import_start(campaign=campaign, files=[upload])
         else:
             upload = SimpleUploadedFile("docs.jsonl", b'{"docno": "d1", "text": "t"}\n')
-            job = services.documents_import_start(campaign=campaign, file=upload)
+            job = jobs.documents_import_start(campaign=campaign, file=upload)
     Job.objects.filter(pk=job.pk).update(state=Job.RUNNING, lease_token="a-run")
     job.refresh_from_db()
     getattr(jobs, f"{kind}_import")(job, JobProgress(job))  # without the end of `run_job`

@@ -497,7 +497,6 @@ def test_a_large_scoring_runs_as_a_job_and_the_page_shows_its_table(
 def test_a_failed_scoring_job_says_why_and_offers_another(
     organiser_client, pool, settings, django_capture_on_commit_callbacks
 ):
-    from scoring.background import SCORES_JOB
     from workbench.models import Job
 
     settings.WORKBENCH_SYNC_SCORING_CELLS = 1
@@ -508,7 +507,11 @@ def test_a_failed_scoring_job_says_why_and_offers_another(
         "version": selectors.scores_version(pool, measures),
     }
     Job.objects.create(
-        kind=SCORES_JOB, title="t", params=params, state=Job.FAILED, error="it broke"
+        kind="scoring.jobs.pool_scores",
+        title="t",
+        params=params,
+        state=Job.FAILED,
+        error="it broke",
     )
     url = reverse("scoring:pool_scores", args=[pool.pk]) + "?measures=map"
     page = organiser_client.get(url).content.decode()

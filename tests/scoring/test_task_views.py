@@ -11,7 +11,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from pooling import services as pooling_services
-from scoring import task_selectors
 from scoring.core.tasks import codiesp, scifact, subtasks
 from scoring.models import TaskGold, TaskSubmission
 from tests.helpers import (
@@ -363,7 +362,7 @@ def start_the_job(client, url, capture, *, execute=True):
         response = client.post(url)
     assert response.status_code == 302
     assert response.url == url
-    return Job.objects.get(kind=task_selectors.SCORES_JOB)
+    return Job.objects.get(kind="scoring.jobs.task_scores")  # the name rows store
 
 
 def test_a_subtask_of_many_bytes_offers_a_job_and_a_get_starts_nothing(

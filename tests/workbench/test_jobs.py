@@ -917,3 +917,36 @@ def test_an_organiser_cancels_and_retries_from_the_job_page(
     assert job.state == "done"
     page = client.post(reverse("job_retry", args=[job.pk]), follow=True).content.decode()
     assert "Not retried: job" in page
+
+
+def test_a_start_function_stores_its_kind_under_the_name_rows_already_have():
+    """Kinds are handed to `job_start` as functions (the start function beside its
+    runner); a job row stores the dotted path, as rows made before did, so that
+    they still run."""
+    from pooling import jobs as pooling_jobs
+    from scoring import jobs as scoring_jobs
+    from workbench.jobs import job_kind
+
+    kinds = [
+        pooling_jobs.pool_build,
+        pooling_jobs.pool_revise,
+        pooling_jobs.runs_import,
+        pooling_jobs.documents_import,
+        scoring_jobs.qrels_bundle,
+        scoring_jobs.pool_scores,
+        scoring_jobs.pool_reusability,
+        scoring_jobs.task_scores,
+        scoring_jobs.release_make,
+    ]
+    assert [job_kind(kind) for kind in kinds] == [
+        "pooling.jobs.pool_build",
+        "pooling.jobs.pool_revise",
+        "pooling.jobs.runs_import",
+        "pooling.jobs.documents_import",
+        "scoring.jobs.qrels_bundle",
+        "scoring.jobs.pool_scores",
+        "scoring.jobs.pool_reusability",
+        "scoring.jobs.task_scores",
+        "scoring.jobs.release_make",
+    ]
+    assert job_kind("pooling.jobs.pool_build") == "pooling.jobs.pool_build"

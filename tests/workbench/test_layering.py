@@ -81,3 +81,20 @@ def test_no_app_imports_a_floor_above_it():
                 if top in FLOORS and FLOORS.index(top) > floor:
                     upward.append(f"{path.relative_to(ROOT)} imports {module}")
     assert upward == []
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A name starting with `_` is its module's own: one another module needs is
+    shared under a public name, where it belongs (docs/architecture.md)."""
+    private = []
+    for app in FLOORS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    if node.module.split(".")[0] not in FLOORS:
+                        continue
+                    names = [a.name for a in node.names if a.name.startswith("_")]
+                    private += [
+                        f"{path.relative_to(ROOT)} imports {node.module}.{n}" for n in names
+                    ]
+    assert private == []

@@ -1,8 +1,6 @@
-from django.contrib.auth.models import User
 from django.core.management.base import CommandError, CommandParser
 
 from judging import services
-from judging.core.judgment_files import read_judgments_tsv
 from pooling.commands import campaign_or_error
 from pooling.services import PoolBuildError
 from workbench.commands import WorkbenchCommand, existing_file
@@ -32,18 +30,6 @@ class Command(WorkbenchCommand):
     def handle(self, *args: object, **options: object) -> None:
         campaign = campaign_or_error(options["campaign"])
         path = existing_file(options["file"])
-        known = (
-            None if options["create_assessors"] else User.objects.values_list("username", flat=True)
-        )
-        rows, log = read_judgments_tsv(
-            path.read_bytes(),
-            name=str(path),
-            schema=campaign.schema,
-            known_topics=campaign.topics.values_list("topic_id", flat=True),
-            known_assessors=known,
-        )
-        if not log.ok:
-            raise CommandError(f"rejected, nothing stored:\n{InputError.from_log(log)}")
         make_pool = (
             None
             if options["make_pool"] is None
@@ -53,12 +39,15 @@ class Command(WorkbenchCommand):
             )
         )
         try:
-            result = services.judgments_import(
+            result = services.judgments_import_file(
                 campaign=campaign,
-                rows=rows,
+                data=path.read_bytes(),
+                name=str(path),
                 create_assessors=options["create_assessors"],
                 make_pool=make_pool,
             )
+        except InputError as error:
+            raise CommandError(f"rejected, nothing stored:\n{error}") from None
         except (services.JudgmentError, PoolBuildError) as error:
             raise CommandError(f"rejected, nothing stored: {error}") from None
         self.stdout.write(f"{path}: judgments {result}")
