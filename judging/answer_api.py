@@ -20,7 +20,7 @@ from judging.core import nugget_files
 from judging.forms import GeneratedAnswersUploadForm, NuggetsImportForm
 from judging.models import AnswerAssignment, AnswerJudgment, NuggetList
 from pooling import answer_services as answer_run_services
-from pooling.api import ORGANISERS, _file_upload, _upload_request, _upload_responses
+from pooling.api import ORGANISERS, file_upload, upload_request, upload_responses
 from pooling.models import Answer, AnswerRun, Campaign
 
 
@@ -59,8 +59,8 @@ class AnswerRunsView(APIView):
         return Response(AnswerRunSerializer(runs, many=True).data)
 
     @extend_schema(
-        request=_upload_request("AnswerRunsUpload"),
-        responses=_upload_responses(AnswerRunsStoredSerializer),
+        request=upload_request("AnswerRunsUpload"),
+        responses=upload_responses(AnswerRunsStoredSerializer),
     )
     def post(self, request: Request, slug: str) -> Response:
         _answers_campaign(slug)
@@ -79,7 +79,7 @@ class AnswerRunsView(APIView):
                 "runs": AnswerRunSerializer(runs, many=True).data,
             }
 
-        return _file_upload(request, slug, GeneratedAnswersUploadForm, store)
+        return file_upload(request, slug, GeneratedAnswersUploadForm, store)
 
 
 class NuggetRecordSerializer(serializers.Serializer):
@@ -116,8 +116,8 @@ class NuggetsView(APIView):
         return Response(records)
 
     @extend_schema(
-        request=_upload_request("NuggetsUpload"),
-        responses=_upload_responses(NuggetRecordSerializer(many=True)),
+        request=upload_request("NuggetsUpload"),
+        responses=upload_responses(NuggetRecordSerializer(many=True)),
     )
     def post(self, request: Request, slug: str) -> Response:
         _answers_campaign(slug)
@@ -134,7 +134,7 @@ class NuggetsView(APIView):
                 "versions": {s.topic.topic_id: s.version for s in saved},
             }
 
-        return _file_upload(request, slug, NuggetsImportForm, store)
+        return file_upload(request, slug, NuggetsImportForm, store)
 
 
 # --------------------------------------------------------------------------

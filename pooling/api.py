@@ -325,7 +325,7 @@ class AnswersSetSerializer(serializers.Serializer):
     changed = serializers.IntegerField()
 
 
-def _upload_request(name: str, formats: tuple[str, ...] = ()) -> dict[str, Any]:
+def upload_request(name: str, formats: tuple[str, ...] = ()) -> dict[str, Any]:
     fields: dict[str, serializers.Field] = {"file": serializers.FileField()}
     if formats:
         fields["format"] = serializers.ChoiceField(
@@ -334,7 +334,7 @@ def _upload_request(name: str, formats: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"multipart/form-data": inline_serializer(name, fields)}
 
 
-def _upload_responses(stored: Any) -> dict[int, Any]:
+def upload_responses(stored: Any) -> dict[int, Any]:
     return {
         201: stored,
         400: OpenApiResponse(RejectedSerializer, description="Rejected; nothing stored."),
@@ -342,7 +342,7 @@ def _upload_responses(stored: Any) -> dict[int, Any]:
     }
 
 
-def _file_upload(
+def file_upload(
     request: Request,
     slug: str,
     form_class: type[forms.Form],
@@ -400,11 +400,11 @@ class CampaignTopicsView(ListAPIView):
         return campaign.topics.all()
 
     @extend_schema(
-        request=_upload_request("TopicUpload", TOPIC_FORMATS),
-        responses=_upload_responses(ImportedSerializer),
+        request=upload_request("TopicUpload", TOPIC_FORMATS),
+        responses=upload_responses(ImportedSerializer),
     )
     def post(self, request: Request, slug: str) -> Response:
-        return _file_upload(request, slug, TopicUploadForm, _store_topics)
+        return file_upload(request, slug, TopicUploadForm, _store_topics)
 
 
 class TopicView(RetrieveAPIView):
@@ -424,11 +424,11 @@ class CampaignAnswersView(APIView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request=_upload_request("AnswersUpload"),
-        responses=_upload_responses(AnswersSetSerializer),
+        request=upload_request("AnswersUpload"),
+        responses=upload_responses(AnswersSetSerializer),
     )
     def post(self, request: Request, slug: str) -> Response:
-        return _file_upload(request, slug, AnswerUploadForm, _store_answers)
+        return file_upload(request, slug, AnswerUploadForm, _store_answers)
 
 
 class CampaignDocumentsView(ListAPIView):
@@ -448,8 +448,8 @@ class CampaignDocumentsView(ListAPIView):
         return campaign.documents.only("docno", "title", "url")
 
     @extend_schema(
-        request=_upload_request("DocumentUpload", DOCUMENT_FORMATS),
-        responses=_upload_responses(ImportedSerializer)
+        request=upload_request("DocumentUpload", DOCUMENT_FORMATS),
+        responses=upload_responses(ImportedSerializer)
         | {
             202: job_accepted_response(
                 "A file larger than WORKBENCH_UPLOAD_JOB_BYTES: a background job stores "
@@ -462,7 +462,7 @@ class CampaignDocumentsView(ListAPIView):
         def store(campaign: Campaign, data: dict[str, Any]) -> dict[str, Any] | Job:
             return _store_documents(campaign, data, request.user)
 
-        return _file_upload(request, slug, DocumentUploadForm, store)
+        return file_upload(request, slug, DocumentUploadForm, store)
 
 
 class DocumentView(RetrieveAPIView):
@@ -610,9 +610,9 @@ class RunReplaceView(APIView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request=_upload_request("RunReplace"),
+        request=upload_request("RunReplace"),
         responses={
-            **_upload_responses(RunSerializer),
+            **upload_responses(RunSerializer),
             409: OpenApiResponse(DetailSerializer, description="A pool was built from it."),
         },
     )

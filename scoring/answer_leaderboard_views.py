@@ -20,7 +20,7 @@ from scoring.core import plots
 from scoring.core.analysis import render as board_render
 from scoring.core.analysis.leaderboard import Leaderboard, ScoreTable
 from scoring.forms import LeaderboardForm
-from scoring.leaderboard_views import _SUFFIX, DOWNLOADS
+from scoring.leaderboard_views import DOWNLOAD_SUFFIX, DOWNLOADS
 from workbench.core.plots import PlotError
 from workbench.http import attachment, plot_format_error, plot_response
 from workbench.roles import organiser_required
@@ -70,7 +70,7 @@ def answer_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     if download:
         out = io.StringIO()
         board_render.write_leaderboard(board, out, download)
-        name = f"{campaign.slug}-answers-leaderboard.{_SUFFIX[download]}"
+        name = f"{campaign.slug}-answers-leaderboard.{DOWNLOAD_SUFFIX[download]}"
         return attachment(out.getvalue().encode(), name, DOWNLOADS[download])
     test = board.options.tests[0]
     keys = board_render.run_keys(len(board.runs))

@@ -31,7 +31,7 @@ PLOTS = {
 }
 DOWNLOADS = {"text": "text/plain", "tsv": "text/tab-separated-values", "json": "application/json"}
 DOWNLOADS |= {"latex": "application/x-latex"}
-_SUFFIX = {"text": "txt", "tsv": "tsv", "json": "json", "latex": "tex"}
+DOWNLOAD_SUFFIX = {"text": "txt", "tsv": "tsv", "json": "json", "latex": "tex"}
 
 
 class _Unavailable(Exception):
@@ -108,7 +108,7 @@ def pool_leaderboard(request: HttpRequest, pool_id: int) -> HttpResponse:
     if download:
         out = io.StringIO()
         board_render.write_leaderboard(board, out, download)
-        name = f"{pool.campaign.slug}-pool{pool.pk}-leaderboard.{_SUFFIX[download]}"
+        name = f"{pool.campaign.slug}-pool{pool.pk}-leaderboard.{DOWNLOAD_SUFFIX[download]}"
         return attachment(out.getvalue().encode(), name, DOWNLOADS[download])
     context |= _board_context(pool, board, table, request)
     return render(request, "scoring/pool_leaderboard.html", context)
