@@ -722,6 +722,9 @@ class MachineJudgment(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.machine.name} {self.topic_id} {self.docno} = {self.labels}"
+
 
 class MachineSample(models.Model):
     """One request's answer (one sample) with its provenance, failed or not."""
@@ -743,6 +746,9 @@ class MachineSample(models.Model):
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
+    requests = models.PositiveSmallIntegerField(
+        default=1, help_text="Requests sent (2 when the reply was asked once more; 0 cached)."
+    )
     cached = models.BooleanField(default=False, help_text="Copied from an earlier sample.")
     cache_key = models.CharField(max_length=64, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -751,3 +757,6 @@ class MachineSample(models.Model):
         indexes = [
             models.Index(fields=["machine", "topic", "docno"], name="machine_sample_document")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.topic_id} {self.docno} #{self.sample}"
