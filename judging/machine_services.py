@@ -300,7 +300,7 @@ def machine_judge_run(
     documents: str = "unjudged",
     progress: Progress | None = None,
     endpoint: Endpoint | None = None,
-    batch: int = BATCH,
+    batch: int | None = None,
 ) -> MachineRunResult:
     """Label the planned documents with the machine, batch by batch (module docstring).
     Raises MachineError or EndpointError (a missing key, an endpoint unreachable or
@@ -325,7 +325,7 @@ def machine_judge_run(
     done = 0
     with ChatClient(endpoint) as client, ThreadPoolExecutor(endpoint.concurrency) as threads:
         run = _ChatRun(machine, schema, template, result.prompt_version, client, topic_texts)
-        for items in _chunks(plan.items, batch):
+        for items in _chunks(plan.items, batch or BATCH):
             samples = run.batch(items, threads)
             _store(machine=machine, schema=schema, samples=samples, result=result)
             done += len(items)
