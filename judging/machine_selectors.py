@@ -93,3 +93,24 @@ def machine_spend(campaign: Campaign, *, pool: Pool | None = None) -> MachineSpe
         cost=cost,
         labels=labels.count(),
     )
+
+
+def judgments_export_tsv(pool: Pool, *, assessor: str | None = None) -> tuple[str, int]:
+    """The pool's stored judgments, human and machine (machine rows under the machine
+    account's username), as the TSV `import_judgments` reads; and how many rows.
+    With `assessor`, that account's only (a username, or a machine's name)."""
+    from judging.core.judgment_files import write_judgments_tsv
+    from judging.selectors import judgments_frame
+
+    aspect_ids = pool.campaign.schema.aspect_ids
+    frame = pd.concat([judgments_frame(pool), machine_labels_frame(pool)], ignore_index=True)
+    if assessor is not None:
+        machine = MachineAssessor.objects.filter(campaign=pool.campaign, name=assessor).first()
+        names = {assessor} | ({machine.account.username} if machine else set())
+        frame = frame[frame["assessor"].isin(names)]
+    columns = ["assessor", "query_id", "doc_id", "relevance", *aspect_ids]
+    rows = (
+        (a, q, d, r, rest)
+        for a, q, d, r, *rest in frame[columns].itertuples(index=False, name=None)
+    )
+    return write_judgments_tsv(rows, aspect_ids), len(frame)
