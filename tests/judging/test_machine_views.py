@@ -103,3 +103,23 @@ def test_the_baseline_is_marked_and_the_prompt_is_shown(organiser_client):
     )
     assert bad_run.status_code == 400
     assert "unknown topics: 999" in bad_run.content.decode()
+
+
+def test_the_dashboard_shows_machine_spend_beside_the_human_budget(organiser_client):
+    campaign, pool = make_machine_pool(docs=2)
+    campaign.judgment_budget = 10
+    campaign.save()
+    with ChatServer() as server:
+        machine = machine_services.machine_create(
+            campaign=campaign,
+            name="llm",
+            base_url=server.url,
+            model="m",
+            price_per_1k_tokens="1",
+        )
+        machine_services.machine_judge_run(machine=machine, pool=pool)
+    text = organiser_client.get(reverse("judging:campaign_dashboard", args=[campaign.slug]))
+    text = text.content.decode()
+    assert "4 labels, 4 requests" in text
+    assert "tokens 400 in / 20 out, cost 0.4200" in text
+    assert 'data-stat="spent">0<' in text
