@@ -41,7 +41,11 @@ class ChatServer:
     replies are used first, in order, then `server.default(body)`; `server.requests`
     keeps every request's body."""
 
-    def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+    def __init__(
+        self, default: Callable[[dict[str, Any]], Reply] | None = None, *, keep: bool = True
+    ) -> None:
+        self.keep = keep  # keep each request (tests); the bench only counts them
+        self.count = 0
         self.queue: list[Reply] = []
         self.default = default or (lambda body: Reply())
         self.requests: list[dict[str, Any]] = []
@@ -59,8 +63,10 @@ class ChatServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.lock:
-                    server.requests.append(body)
-                    server.headers.append(dict(self.headers))
+                    server.count += 1
+                    if server.keep:
+                        server.requests.append(body)
+                        server.headers.append(dict(self.headers))
                     reply = server.queue.pop(0) if server.queue else None
                 if reply is None:
                     reply = server.default(body)
