@@ -346,6 +346,7 @@ class _ChatRun:
         self.machine, self.schema, self.template, self.version = machine, schema, template, version
         self.client, self.topics = client, topics
         self.response_format = machine_prompt.response_format(schema)
+        self.probed = False
 
     def batch(
         self, items: list[tuple[int, str]], threads: ThreadPoolExecutor
@@ -396,9 +397,20 @@ class _ChatRun:
                 )
             else:
                 asks.append((position, topic, docno, index, key, text))
-        answers = threads.map(self._ask, asks)
-        for (position, *_), sample in zip(asks, answers, strict=True):
-            samples[position] = sample
+        if asks and not self.probed:
+            # The run's first request goes alone: an endpoint that cannot be reached or
+            # refuses fails the run at once, not after a batch of requests retried.
+            samples[asks[0][0]] = self._ask(asks[0])
+            self.probed = True
+            asks = asks[1:]
+        futures = [threads.submit(self._ask, ask) for ask in asks]
+        try:
+            for (position, *_), future in zip(asks, futures, strict=True):
+                samples[position] = future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
         return [s for s in samples if s is not None]
 
     def _ask(self, ask: tuple[int, int, str, int, str, str]) -> MachineSample:

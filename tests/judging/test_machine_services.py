@@ -3,6 +3,8 @@ caching, resuming, cancelling, failing before anything is stored."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.urls import reverse
 
@@ -242,3 +244,15 @@ def test_the_lexical_baseline_labels_relevance_only_without_a_network():
     assert all(set(v) == {"relevance", "effectiveness", "credibility"} for v in labels)
     assert all(v["effectiveness"] == -1 for v in labels)
     assert ms.machine_baseline(campaign=campaign) == machine
+
+
+def test_an_unreachable_endpoint_is_found_by_the_first_request_alone():
+    campaign, pool = make_machine_pool(docs=20)
+    with ChatServer() as server:
+        url = server.url
+    machine = make_chat_machine(campaign, url, concurrency=1)
+    endpoint = fast(machine, backoff=0.05, retries=2)  # 0.15 s of waiting per request
+    started = time.monotonic()
+    with pytest.raises(EndpointUnreachable):
+        ms.machine_judge_run(machine=machine, pool=pool, endpoint=endpoint)
+    assert time.monotonic() - started < 1.5  # not 40 requests' retries
