@@ -146,7 +146,9 @@ def test_429_with_retry_after_500_and_a_closed_connection_are_retried():
             Reply(close=True),
         ]
         machine = make_chat_machine(campaign, server.url, concurrency=1)
+        started = time.monotonic()
         result = ms.machine_judge_run(machine=machine, pool=pool, endpoint=fast(machine, retries=3))
+    assert time.monotonic() - started >= 0.2  # Retry-After, not the 0.01 s backoff
     assert (result.judged, result.failed) == (2, 0)
     assert len(server.requests) == 5
 
@@ -256,3 +258,47 @@ def test_an_unreachable_endpoint_is_found_by_the_first_request_alone():
     with pytest.raises(EndpointUnreachable):
         ms.machine_judge_run(machine=machine, pool=pool, endpoint=endpoint)
     assert time.monotonic() - started < 1.5  # not 40 requests' retries
+
+
+def test_requests_per_minute_spread_the_requests():
+    campaign, pool = make_machine_pool(docs=3)
+    with ChatServer() as server:
+        machine = make_chat_machine(campaign, server.url, concurrency=4, requests_per_minute=600)
+        started = time.monotonic()
+        ms.machine_judge_run(machine=machine, pool=pool, endpoint=fast(machine))
+    assert len(server.requests) == 6
+    assert time.monotonic() - started >= 0.5  # 6 requests, one every 0.1 s
+
+
+def test_the_lexical_baseline_fits_its_cut_points_on_the_human_labels(assessor, monkeypatch):
+    ensure_lexical()
+    from judging.core import lexical
+
+    campaign, pool = make_machine_pool(docs=3)
+    [assignment] = services.assignments_create(
+        pool=pool, topics=campaign.topics.filter(topic_id="301"), assessors=[assessor]
+    )
+    services.judgment_submit(
+        assignment=assignment,
+        docno="301-d0",
+        relevance=2,
+        aspects={"effectiveness": 3, "credibility": 1},
+    )
+    fitted, default = [], []
+    real_fit, real_default = lexical.fit_thresholds, lexical.default_thresholds
+
+    def fit(scores, grades, levels):
+        fitted.append(list(grades))
+        return real_fit(scores, grades, levels)
+
+    def by_default(scores, levels):
+        default.append(len(scores))
+        return real_default(scores, levels)
+
+    monkeypatch.setattr(lexical, "fit_thresholds", fit)
+    monkeypatch.setattr(lexical, "default_thresholds", by_default)
+    ms.machine_judge_run(machine=ms.machine_baseline(campaign=campaign), pool=pool)
+    assert fitted == [[2]]  # topic 301: its one human label
+    # topic 302: no human label, the default cut points of its 3 scores (the real
+    # fit_thresholds may fall back on them too for a topic with few labels)
+    assert default[-1] == 3
