@@ -10,7 +10,8 @@ reported: term overlap is not relevance.
   idf(t) = log(1 + (N - n_t + 0.5) / (n_t + 0.5)), never negative. Unlike
   Lucene, document lengths are exact (Lucene stores them lossily in one byte),
   and there is no (k1 + 1) factor in the numerator (Lucene 8 dropped it: a
-  constant factor changes no order and no fitted cut). The documents given are
+  constant factor changes no order and no fitted cut), and no stemming
+  (Anserini's default analyzer adds Porter's). The documents given are
   the collection: N, n_t and avgdl come from them (the topic's pool).
 - `grades_from_scores`: a document's grade is levels[k], k the number of cut
   points its score is strictly above.
@@ -127,9 +128,10 @@ def fit_thresholds(
 
     Exact, by dynamic programming over the distinct scores in ascending order
     and the grades the humans used. A fitted cut lies halfway between the two
-    distinct scores it separates (below the lowest score by 1 when every
-    document is above it, at the highest when none is). Deterministic: among
-    equally accurate cuts, each level starts as late (as high) as possible.
+    distinct scores it separates (at the lower of two adjacent floats; 1 below
+    the lowest score when every document is above it, at the highest when
+    none is). Deterministic: among equally accurate cuts, each level starts
+    as late (as high) as possible.
 
     Sparse labels: a gap between two consecutive levels is fitted only when the
     humans used both; any other gap (a level the humans never used, fewer than
@@ -197,5 +199,8 @@ def _fit_present(scores: np.ndarray, grades: list[int], present: list[int]) -> l
         elif start == m:
             cuts.append(float(distinct[-1]))
         else:
-            cuts.append(float(distinct[start - 1] + distinct[start]) / 2)
+            low, high = float(distinct[start - 1]), float(distinct[start])
+            middle = low + (high - low) / 2
+            # Between two adjacent floats the middle rounds to one of them: keep the lower.
+            cuts.append(middle if middle < high else low)
     return cuts

@@ -92,17 +92,30 @@ def test_fit_is_as_accurate_as_brute_force(scores, data):
 
 
 @given(
-    st.lists(st.floats(0, 50, allow_nan=False), min_size=3, max_size=40, unique=True),
-    st.lists(st.floats(0, 50, allow_nan=False), min_size=3, max_size=3, unique=True),
+    st.lists(st.floats(0, 50, allow_nan=False), min_size=4, max_size=40, unique=True),
+    st.data(),
 )
-def test_fit_recovers_planted_thresholds(scores, planted):
+def test_fit_recovers_planted_thresholds(scores, data):
+    # Three cut points planted anywhere in three distinct gaps between the sorted scores,
+    # so that every one of the four levels has documents.
     levels = [0, 1, 2, 3]
-    planted = sorted(planted)
+    ordered = sorted(scores)
+    gaps = sorted(data.draw(st.sets(st.integers(1, len(ordered) - 1), min_size=3, max_size=3)))
+    fractions = data.draw(st.lists(st.floats(0, 0.99), min_size=3, max_size=3))
+    planted = [
+        ordered[g - 1] + f * (ordered[g] - ordered[g - 1])
+        for g, f in zip(gaps, fractions, strict=True)
+    ]
+    # Rounding may reach the upper score of a gap of an ulp or two: keep the lower.
+    planted = [p if p < ordered[g] else ordered[g - 1] for p, g in zip(planted, gaps, strict=True)]
     truth = grades_from_scores(dict(enumerate(scores)), levels, planted)
     grades = [truth[i] for i in range(len(scores))]
-    assume(set(grades) == set(levels))
+    assert set(grades) == set(levels)
     cuts = fit_thresholds(scores, grades, levels)
     assert grades_from_scores(dict(enumerate(scores)), levels, cuts) == truth
+    for cut, g in zip(cuts, gaps, strict=True):  # in the planted gap, about its middle
+        assert ordered[g - 1] <= cut < ordered[g]
+        assert cut == pytest.approx((ordered[g - 1] + ordered[g]) / 2)
 
 
 @given(SCORES, st.data())
@@ -140,3 +153,11 @@ def test_fit_rejects_bad_input():
         fit_thresholds([1.0], [5], [0, 1])
     with pytest.raises(ValueError, match="levels"):
         fit_thresholds([1.0], [0], [1, 0])
+
+
+def test_fit_breaks_ties_by_starting_each_level_as_late_as_possible():
+    assert fit_thresholds([1.0, 2.0], [0, 1], [0, 1]) == [1.5]
+    # Inverted labels: every cut gets one of two right; the level starts as late as it can.
+    assert fit_thresholds([1.0, 2.0], [1, 0], [0, 1]) == [2.0]
+    # Everything above: the cut goes 1 below the lowest score.
+    assert fit_thresholds([1.0, 2.0, 3.0], [1, 1, 0], [0, 1]) == [0.0]
