@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
@@ -21,6 +21,7 @@ GRADED, BINARY, EFFECTIVENESS, CREDIBILITY = aspects_for_schema()
 PAIRS = st.lists(st.tuples(st.sampled_from([0, 1, 2]), st.sampled_from([0, 1, 2])), max_size=30)
 
 
+@settings(deadline=None)
 @given(PAIRS)
 def test_against_scikit_learn(pairs):
     human = [h for h, _ in pairs]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judging.core.label_sources import LABEL_SOURCES, label_source, labels_for_source
@@ -67,6 +67,7 @@ PAIRS = st.sets(
 )
 
 
+@settings(deadline=None)
 @given(PAIRS, PAIRS, st.data())
 def test_human_wins_and_machine_fills(human_pairs, machine_pairs, data):
     grade = st.integers(0, 2)

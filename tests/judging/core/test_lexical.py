@@ -7,7 +7,7 @@ import itertools
 import math
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from judging.core.lexical import (
@@ -73,6 +73,7 @@ def _accuracy(scores, grades, levels, cuts):
 SCORES = st.lists(st.integers(0, 8).map(float), min_size=1, max_size=9)
 
 
+@settings(deadline=None)
 @given(SCORES, st.data())
 def test_fit_is_as_accurate_as_brute_force(scores, data):
     levels = [0, 1, 2]
@@ -91,6 +92,7 @@ def test_fit_is_as_accurate_as_brute_force(scores, data):
     assert fit_thresholds(scores, grades, levels) == cuts  # deterministic
 
 
+@settings(deadline=None)
 @given(
     st.lists(st.floats(0, 50, allow_nan=False), min_size=4, max_size=40, unique=True),
     st.data(),
@@ -118,6 +120,7 @@ def test_fit_recovers_planted_thresholds(scores, data):
         assert cut == pytest.approx((ordered[g - 1] + ordered[g]) / 2)
 
 
+@settings(deadline=None)
 @given(SCORES, st.data())
 def test_grades_are_monotone_in_the_score(scores, data):
     levels = [0, 1, 2]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
@@ -59,6 +59,7 @@ SCORES = st.dictionaries(
 )
 
 
+@settings(deadline=None)
 @given(SCORES, st.data())
 def test_tau_is_scipys_tau_b(first, data):
     second = {run: data.draw(st.integers(0, 4).map(float)) for run in first}
@@ -115,6 +116,7 @@ PAIRS = st.dictionaries(
 )
 
 
+@settings(deadline=None)
 @given(PAIRS, PAIRS)
 def test_every_common_pair_counted_once_and_symmetry(first, second):
     result = compare_significance(first, second)
