@@ -31,6 +31,7 @@ from judging.core.agreement_statistics import (
     confusion_counts,
     observed_agreement,
 )
+from workbench.core.topic_ids import topic_sort_key
 
 KEY = ["query_id", "doc_id"]
 NO_LABEL = -1
@@ -137,13 +138,11 @@ def calibrate_labels(
     values = aspect.values
     per_topic = []
     if topics is not None:
-        topic_array = np.asarray(topics, dtype=object)[both]
-        for query_id in sorted(set(topics), key=str):
+        topic_array = np.asarray([str(t) for t in topics], dtype=object)[both]
+        for query_id in sorted({str(t) for t in topics}, key=topic_sort_key):
             mine = topic_array == query_id
             per_topic.append(
-                TopicCalibration(
-                    str(query_id), int(mine.sum()), Kappas.of(h[mine], m[mine], values)
-                )
+                TopicCalibration(query_id, int(mine.sum()), Kappas.of(h[mine], m[mine], values))
             )
     counts = confusion_counts(h, m, values=values)
     return Calibration(

@@ -141,3 +141,10 @@ def test_empty_frames():
     result = calibrate_frames(human, empty, aspect=GRADED)
     assert result.n == 0
     assert result.per_topic[0].kappa.plain.undefined_reason == "no items in common"
+
+
+def test_per_topic_rows_follow_the_campaigns_topic_order():
+    result = calibrate_labels(
+        [0, 1, 1, 0], [0, 1, 0, 0], aspect=GRADED, topics=["10", "10", "2", "2"]
+    )
+    assert [t.query_id for t in result.per_topic] == ["2", "10"]
