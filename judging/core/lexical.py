@@ -122,9 +122,12 @@ def default_thresholds(scores: Sequence[float], levels: Sequence[int]) -> list[f
 def fit_thresholds(
     scores: Sequence[float], grades: Sequence[int], levels: Sequence[int]
 ) -> list[float]:
-    """The L - 1 ascending cut points that maximise plain accuracy (the share
-    of documents where `grades_from_scores` gives the human grade) on the
-    labelled documents; scores[i] is the score of the document labelled grades[i].
+    """The L - 1 ascending cut points that maximise balanced accuracy (the mean
+    over the grades the humans used of the share of that grade's documents to
+    which `grades_from_scores` gives it) on the labelled documents; scores[i] is
+    the score of the document labelled grades[i]. Balanced, not plain: with 90%
+    of the documents not relevant, plain accuracy is best served by calling
+    everything not relevant, a baseline that tells nothing.
 
     Exact, by dynamic programming over the distinct scores in ascending order
     and the grades the humans used. A fitted cut lies halfway between the two
@@ -171,15 +174,20 @@ def fit_thresholds(
 
 
 def _fit_present(scores: np.ndarray, grades: list[int], present: list[int]) -> list[float]:
-    """Cut points between consecutive `present` grades maximising accuracy."""
+    """Cut points between consecutive `present` grades maximising balanced accuracy."""
     distinct, group = np.unique(scores, return_inverse=True)
     m, levels = len(distinct), len(present)
     position = {level: j for j, level in enumerate(present)}
-    counts = np.zeros((m, levels), dtype=np.int64)
+    counts = np.zeros((m, levels), dtype=object)
     for g, grade in zip(group, grades, strict=True):
         counts[int(g), position[grade]] += 1
-    # best[j][g]: most matches with groups < g at levels <= j, nondecreasing.
-    best = np.zeros((levels, m + 1), dtype=np.int64)
+    # A match of grade j weighs 1 / n_j, scaled to exact integers (Python ints:
+    # the product of the other grades' sizes), so that ties stay exact.
+    sizes = counts.sum(axis=0)
+    total = math.prod(sizes)
+    counts = counts * np.array([total // size for size in sizes], dtype=object)
+    # best[j][g]: most weighted matches with groups < g at levels <= j, nondecreasing.
+    best = np.zeros((levels, m + 1), dtype=object)
     best[0, 1:] = np.cumsum(counts[:, 0])
     for j in range(1, levels):
         for g in range(1, m + 1):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
@@ -66,8 +67,12 @@ def test_default_thresholds_rule():
 
 
 def _accuracy(scores, grades, levels, cuts):
+    """Balanced accuracy, exactly: the mean over the grades used of their recall."""
     got = grades_from_scores(dict(enumerate(scores)), levels, cuts)
-    return sum(got[i] == g for i, g in enumerate(grades))
+    return sum(
+        Fraction(sum(got[i] == g for i, g in enumerate(grades) if g == level), grades.count(level))
+        for level in set(grades)
+    ) / len(set(grades))
 
 
 SCORES = st.lists(st.integers(0, 8).map(float), min_size=1, max_size=9)
@@ -158,9 +163,20 @@ def test_fit_rejects_bad_input():
         fit_thresholds([1.0], [0], [1, 0])
 
 
+def test_a_rare_relevant_grade_is_not_given_up_for_the_common_one():
+    # Nine not relevant and one relevant, which scores highest but one: plain
+    # accuracy is best (9 of 10) with everything not relevant; balanced accuracy
+    # cuts below the relevant document.
+    scores = [float(s) for s in range(10)]
+    grades = [0] * 8 + [1, 0]
+    [cut] = fit_thresholds(scores, grades, [0, 1])
+    assert 7.0 < cut < 8.0
+
+
 def test_fit_breaks_ties_by_starting_each_level_as_late_as_possible():
     assert fit_thresholds([1.0, 2.0], [0, 1], [0, 1]) == [1.5]
     # Inverted labels: every cut gets one of two right; the level starts as late as it can.
     assert fit_thresholds([1.0, 2.0], [1, 0], [0, 1]) == [2.0]
-    # Everything above: the cut goes 1 below the lowest score.
-    assert fit_thresholds([1.0, 2.0, 3.0], [1, 1, 0], [0, 1]) == [0.0]
+    # Everything above and nothing above tie (each gets one grade wholly right),
+    # so again the level starts as late as it can.
+    assert fit_thresholds([1.0, 2.0, 3.0], [1, 1, 0], [0, 1]) == [3.0]
