@@ -31,7 +31,7 @@ def test_an_organiser_raises_an_adaptive_pools_budget(page, live_server):
     page.fill("#budget-form input[name=budget]", "6")
     page.click("#budget-form button[type=submit]")
     preview = page.locator("#budget-preview")
-    assert "Budget 4 → 6 judgments: +2 documents still to judge." in preview.inner_text()
+    assert "Budget 4 → 6 judgments; documents still to judge: +2." in preview.inner_text()
     # The forecast with the change replaces its placeholder (htmx).
     expect(preview).not_to_contain_text("loading")
     shot = os.environ.get("REPLAN_SCREENSHOT")

@@ -40,7 +40,7 @@ def test_the_page_previews_then_sets_an_adaptive_pools_budget(organiser_client, 
     assert 'name="budget" min="1" value="4"' in page
     assert 'name="depth"' not in page
     preview = organiser_client.get(url(adaptive), {"budget": "6"}).content.decode()
-    assert "Budget 4 &rarr; 6 judgments: +2 documents still to judge." in preview
+    assert "Budget 4 &rarr; 6 judgments; documents still to judge: +2." in preview
     assert "2 new judgments; budget 100: 0 spent, 100 left." in preview
     assert "forecast-change/?change=2" in preview
     assert budget_of(adaptive) == 4
@@ -100,3 +100,21 @@ def test_a_fixed_pool_offers_no_budget(organiser_client, campaign):
     assert 'name="budget"' not in response.content.decode()
     fixed.refresh_from_db()
     assert "budget" not in fixed.spec
+
+
+def test_a_lowered_budget_counts_what_is_drawn_as_staying(organiser_client):
+    """Budget 4 over topics 1 and 2 (2 each), topic 1 drawn and judged to its
+    share; lowered to 2 (1 each): topic 1 keeps its 2, topic 2 has 1 less to judge."""
+    from judging import services as judging
+    from tests.helpers import make_user
+    from tests.judging.test_adaptive import adaptive_pool, judge_all
+
+    pool = adaptive_pool("mtf", budget=4)
+    one, _ = judging.assignments_create(
+        pool=pool, topics=list(pool.campaign.topics.all()), assessors=[make_user("ann")]
+    )
+    assert len(judge_all(one)) == 2
+    preview = organiser_client.get(url(pool), {"budget": "2"}).content.decode()
+    assert "Budget 4 &rarr; 2 judgments; documents still to judge: -1." in preview
+    assert "forecast-change/?change=-1" in preview
+    assert budget_of(pool) == 4
