@@ -39,3 +39,10 @@ def test_build_pool_prints_its_counts_with_thousands_separators(campaign):
         "build_pool", "--campaign", campaign.slug, "--depth", "1200", "--name", "big", stdout=out
     )
     assert "1,200 entries over 1 topics, 1,200 to judge, from 1 runs" in out.getvalue()
+
+
+def test_a_judgments_import_says_its_counts_with_thousands_separators():
+    from judging.services import JudgmentImportResult
+
+    text = str(JudgmentImportResult(created=104_713, updated=1_000, unchanged=12))
+    assert text.startswith("104,713 created, 1,000 updated, 12 unchanged")
