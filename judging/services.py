@@ -508,9 +508,9 @@ class JudgmentImportResult:
     machine_labels: int = 0  # rows of machine accounts, stored as their imported labels
 
     def __str__(self) -> str:
-        text = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+        text = f"{self.created:,} created, {self.updated:,} updated, {self.unchanged:,} unchanged"
         if self.machine_labels:
-            text += f"; {self.machine_labels} machine labels (provenance imported)"
+            text += f"; {self.machine_labels:,} machine labels (provenance imported)"
         if self.new_assessors:
             text += f"; new assessor accounts: {', '.join(self.new_assessors)}"
         if self.pool is not None:
