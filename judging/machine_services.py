@@ -255,14 +255,14 @@ class MachineRunResult:
 
     def lines(self) -> list[str]:
         cost = self.cost
-        reasons = ", ".join(f"{why}: {n}" for why, n in self.reasons.most_common()) or "none"
+        reasons = ", ".join(f"{why}: {n:,}" for why, n in self.reasons.most_common()) or "none"
         return [
-            f"documents: {self.documents} (skipped, labelled before: {self.skipped})",
-            f"judged: {self.judged}",
-            f"cached: {self.cached} samples (no request)",
-            f"failed: {self.failed} samples ({reasons})",
-            f"requests: {self.requests}",
-            f"tokens in/out: {self.tokens_in}/{self.tokens_out}",
+            f"documents: {self.documents:,} (skipped, labelled before: {self.skipped:,})",
+            f"judged: {self.judged:,}",
+            f"cached: {self.cached:,} samples (no request)",
+            f"failed: {self.failed:,} samples ({reasons})",
+            f"requests: {self.requests:,}",
+            f"tokens in/out: {self.tokens_in:,}/{self.tokens_out:,}",
             f"cost: {'unknown (no price set)' if cost is None else f'{cost:.4f}'}",
         ]
 
