@@ -11,7 +11,7 @@ from django.db import transaction
 
 from demo import answer_content
 from demo import content as demo_content
-from judging import answer_services
+from judging import answer_services, machine_services
 from judging import services as judging_services
 from judging.core.nugget_files import NuggetText
 from judging.core.overlap import OverlapSpec
@@ -84,8 +84,19 @@ def demo_load() -> DemoSummary:
             campaign=campaign, uploads=uploads, uploaded_by=users["organiser"]
         )
     pool = campaign.pools.order_by("pk").first() or _demo_pool(campaign, users)
+    _demo_baseline(campaign, pool)
     answers = Campaign.objects.filter(slug=DEMO_ANSWERS_SLUG).first() or _demo_answers(users)
     return DemoSummary(campaign, dict(DEMO_USERS), len(uploads), pool, answers)
+
+
+def _demo_baseline(campaign: Campaign, pool: Pool) -> None:
+    """The built-in lexical machine assessor with its labels of the demo pool: no
+    model, no network, a second or so. Its labels stay apart from the humans'."""
+    baseline = machine_services.machine_baseline(campaign=campaign)
+    try:
+        machine_services.machine_judge_run(machine=baseline, pool=pool)
+    except ImportError:  # the lexical core (issue 25 item 7) is not in this build yet
+        return
 
 
 def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:

@@ -1,8 +1,28 @@
 from django.urls import path
 
-from judging import answer_api, api, dashboard_views, organiser_api
+from judging import answer_api, api, dashboard_views, machine_api, organiser_api
 
 urlpatterns = [
+    path(
+        "campaigns/<slug:slug>/machines/",
+        machine_api.MachinesView.as_view(),
+        name="api-machines",
+    ),
+    path(
+        "campaigns/<slug:slug>/machines/<int:machine_id>/",
+        machine_api.MachineView.as_view(),
+        name="api-machine",
+    ),
+    path(
+        "campaigns/<slug:slug>/machines/<int:machine_id>/runs/",
+        machine_api.MachineRunView.as_view(),
+        name="api-machine-runs",
+    ),
+    path(
+        "pools/<int:pool_id>/machine-labels/",
+        machine_api.PoolMachineLabelsView.as_view(),
+        name="api-pool-machine-labels",
+    ),
     path(
         "campaigns/<slug:slug>/answer-runs/",
         answer_api.AnswerRunsView.as_view(),

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from judging import services
 from judging.core import progress
 from judging.forms import WorkChangeForm
+from judging.machine_selectors import machine_spend
 from judging.models import DocumentNote
 from judging.status import CampaignStatus, campaign_status
 from pooling.models import Campaign
@@ -46,6 +47,7 @@ def campaign_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "chart": burn_down_chart(status),
             "per_day": status.last_days(),
             "jobs": campaign.jobs.all()[:5],
+            "machine_spend": machine_spend(campaign),
             "pools": campaign.pools.filter(retired_at__isnull=True).order_by("created_at"),
             "refresh_seconds": settings.WORKBENCH_DASHBOARD_REFRESH_SECONDS,
             "updated_at": timezone.localtime(),

@@ -160,3 +160,36 @@ class AnswerAssignForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["topics"].queryset = topics
         self.fields["assessor"].queryset = assessors
+
+
+class MachineForm(forms.Form):
+    """A machine assessor's settings on its page (checked again by the services).
+    The API key itself is never asked: only the NAME of its environment variable."""
+
+    name = forms.CharField(max_length=60)
+    kind = forms.ChoiceField(
+        choices=[
+            ("chat", "Chat completions endpoint"),
+            ("lexical", "Lexical baseline (BM25, no network)"),
+        ]
+    )
+    base_url = forms.CharField(max_length=500, required=False, label="Endpoint base URL")
+    model = forms.CharField(max_length=200, required=False)
+    api_key_env = forms.CharField(max_length=100, required=False, label="API key variable")
+    temperature = forms.FloatField(min_value=0, max_value=2, initial=0.0)
+    samples = forms.IntegerField(min_value=1, max_value=20, initial=1)
+    concurrency = forms.IntegerField(min_value=1, max_value=64, initial=4)
+    requests_per_minute = forms.IntegerField(min_value=1, required=False)
+    price_per_1k_tokens = forms.DecimalField(
+        min_value=0, max_digits=12, decimal_places=6, required=False
+    )
+    prompt_override = forms.CharField(widget=forms.Textarea, required=False)
+
+
+class MachineRunForm(forms.Form):
+    machine = forms.IntegerField(min_value=1, max_value=2**31 - 1)
+    topics = forms.CharField(required=False, help_text="topic ids, space-separated; empty: all")
+    documents = forms.ChoiceField(choices=[("unjudged", "not labelled by it yet"), ("all", "all")])
+
+    def clean_topics(self) -> list[str]:
+        return str(self.cleaned_data.get("topics") or "").split()

@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, models
 
-from pooling.models import Answer, Pool, PoolEntry, Topic
+from pooling.models import Answer, Campaign, Pool, PoolEntry, Topic
 from workbench.core.id_limits import MAX_DOCNO
 
 
@@ -641,3 +641,122 @@ class AnswerAdjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.answer_id} {self.task} adjudicated"
+
+
+# --------------------------------------------------------------------------
+# Machine assessors (issue 25): their labels are never rows of Judgment, so that
+# no machine label reaches human qrels, the budget, status or agreement by accident.
+
+
+class MachineAssessor(models.Model):
+    """A model (or the built-in lexical baseline) that labels a campaign's documents.
+
+    `account` is a user that cannot log in (unusable password, inactive) and is
+    never assigned work: the name under which its labels are exported. The API
+    key is never stored: `api_key_env` names the environment variable holding it.
+    """
+
+    CHAT = "chat"
+    LEXICAL = "lexical"
+    KINDS = [(CHAT, "Chat completions endpoint"), (LEXICAL, "Lexical baseline (BM25)")]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="machines")
+    name = models.CharField(max_length=100)
+    account = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="machine"
+    )
+    kind = models.CharField(max_length=10, choices=KINDS, default=CHAT)
+    base_url = models.CharField(max_length=500, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    api_key_env = models.CharField(
+        max_length=100, blank=True, help_text="The NAME of the environment variable, never the key."
+    )
+    temperature = models.FloatField(default=0.0)
+    samples = models.PositiveSmallIntegerField(default=1)
+    concurrency = models.PositiveSmallIntegerField(default=4)
+    requests_per_minute = models.PositiveIntegerField(null=True, blank=True)
+    price_per_1k_tokens = models.DecimalField(
+        max_digits=12, decimal_places=6, null=True, blank=True
+    )
+    prompt_override = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="unique_machine_name"),
+        ]
+        ordering = ["campaign", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (machine)"
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.kind == self.LEXICAL
+
+    @property
+    def model_label(self) -> str:
+        return "lexical-bm25" if self.is_baseline else self.model
+
+
+class MachineJudgment(models.Model):
+    """The machine's label for one document: per aspect the most frequent grade
+    over its samples, ties to the lower grade. `labels` = {aspect: grade} with
+    "relevance" first and NOT_ASKED (-1) for aspects not asked."""
+
+    COMPUTED = "computed"
+    IMPORTED = "imported"
+
+    machine = models.ForeignKey(MachineAssessor, on_delete=models.CASCADE, related_name="judgments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    docno = models.CharField(max_length=MAX_DOCNO)
+    labels = models.JSONField()
+    provenance = models.CharField(max_length=10, default=COMPUTED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["machine", "topic", "docno"], name="unique_machine_judgment"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine.name} {self.topic_id} {self.docno} = {self.labels}"
+
+
+class MachineSample(models.Model):
+    """One request's answer (one sample) with its provenance, failed or not."""
+
+    machine = models.ForeignKey(
+        MachineAssessor, on_delete=models.CASCADE, related_name="sample_rows"
+    )
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    docno = models.CharField(max_length=MAX_DOCNO)
+    sample = models.PositiveSmallIntegerField(default=0)
+    labels = models.JSONField(null=True, blank=True)
+    ok = models.BooleanField(default=False)
+    failure = models.CharField(max_length=500, blank=True)
+    raw_reply = models.TextField(blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    endpoint_host = models.CharField(max_length=255, blank=True)
+    prompt_version = models.CharField(max_length=16, blank=True)
+    temperature = models.FloatField(default=0.0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    requests = models.PositiveSmallIntegerField(
+        default=1, help_text="Requests sent (2 when the reply was asked once more; 0 cached)."
+    )
+    cached = models.BooleanField(default=False, help_text="Copied from an earlier sample.")
+    cache_key = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["machine", "topic", "docno"], name="machine_sample_document")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.topic_id} {self.docno} #{self.sample}"

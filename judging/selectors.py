@@ -47,7 +47,7 @@ def eligible_assessors(campaign: Campaign) -> QuerySet[User]:
     """
     return (
         assessor_accounts()
-        .filter(is_active=True)
+        .filter(is_active=True, machine__isnull=True)
         .exclude(password__startswith=UNUSABLE_PASSWORD_PREFIX)
         .exclude(password="")
         .order_by("username")
@@ -73,9 +73,16 @@ def assessor_refusals(campaign: Campaign, accounts: Sequence[User]) -> dict[str,
             "pk", flat=True
         )
     )
+    machines = set(
+        User.objects.filter(pk__in=[a.pk for a in refused], machine__isnull=False).values_list(
+            "pk", flat=True
+        )
+    )
     reasons = {}
     for account in refused:
-        if is_organiser(account) or account.is_staff or account.is_superuser:
+        if account.pk in machines:
+            reason = "a machine assessor is never given an assignment"
+        elif is_organiser(account) or account.is_staff or account.is_superuser:
             reason = "an organiser, not an assessor"
         elif account.pk in in_teams:
             reason = "a participant (member of a team) is not an assessor"

@@ -28,6 +28,7 @@ from judging.models import (
     DocumentNote,
     Judgment,
     JudgmentEvent,
+    MachineAssessor,
     OverlapItem,
     PoolPolicy,
 )
@@ -504,9 +505,12 @@ class JudgmentImportResult:
     unchanged: int
     new_assessors: tuple[str, ...] = ()
     pool: Pool | None = None
+    machine_labels: int = 0  # rows of machine accounts, stored as their imported labels
 
     def __str__(self) -> str:
         text = f"{self.created:,} created, {self.updated:,} updated, {self.unchanged:,} unchanged"
+        if self.machine_labels:
+            text += f"; {self.machine_labels:,} machine labels (provenance imported)"
         if self.new_assessors:
             text += f"; new assessor accounts: {', '.join(self.new_assessors)}"
         if self.pool is not None:
@@ -540,9 +544,22 @@ def judgments_import(
     published qrels file can be adjudicated, exported and scored; if the pool
     cannot be made, nothing is stored.
     """
+    machines = {
+        m.account.username: m
+        for m in MachineAssessor.objects.filter(
+            account__username__in={row.assessor for row in rows}
+        ).select_related("account", "campaign")
+    }
+    foreign = sorted(name for name, m in machines.items() if m.campaign_id != campaign.pk)
+    if foreign:
+        raise JudgmentError(f"machine assessor accounts of another campaign: {', '.join(foreign)}")
+    every_row, machine_rows = rows, [row for row in rows if row.assessor in machines]
+    rows = [row for row in rows if row.assessor not in machines]
     names = sorted({row.assessor for row in rows})
     now = timezone.now()
     with transaction.atomic():
+        if machine_rows:
+            _machine_rows_store(campaign, machines, machine_rows)
         users = {u.username: u for u in User.objects.filter(username__in=names)}
         missing = [name for name in names if name not in users]
         if missing and not create_assessors:
@@ -600,12 +617,31 @@ def judgments_import(
         pool = None
         if make_pool is not None:
             pairs = pd.DataFrame(
-                [(row.topic_id, row.docno) for row in rows], columns=["query_id", "doc_id"]
+                [(row.topic_id, row.docno) for row in every_row], columns=["query_id", "doc_id"]
             )
             pool = pooling_services.pool_from_judged(
                 campaign=campaign, pairs=pairs, name=make_pool.name, source=make_pool.source
             )
-    return JudgmentImportResult(len(new), len(changed), unchanged, tuple(missing), pool)
+    return JudgmentImportResult(
+        len(new), len(changed), unchanged, tuple(missing), pool, len(machine_rows)
+    )
+
+
+def _machine_rows_store(
+    campaign: Campaign, machines: dict[str, MachineAssessor], rows: Sequence[ImportedJudgment]
+) -> None:
+    """A machine account's rows of an imported file become its labels, provenance
+    "imported" (never Judgment rows: machine labels stay apart from the humans')."""
+    from judging.machine_services import machine_judgments_store
+
+    topics = {t.topic_id: t.pk for t in campaign.topics.all()}
+    relevance_id = campaign.schema.relevance.id
+    by_machine: dict[str, dict[tuple[int, str], dict[str, int]]] = {}
+    for row in rows:
+        labels = {relevance_id: row.relevance, **row.aspects}
+        by_machine.setdefault(row.assessor, {})[(topics[row.topic_id], row.docno)] = labels
+    for name, labels in by_machine.items():
+        machine_judgments_store(machine=machines[name], labels=labels)
 
 
 def judgments_import_file(

@@ -1,6 +1,13 @@
 from django.urls import path, register_converter
 
-from judging import answer_organiser_views, answer_views, dashboard_views, organiser_views, views
+from judging import (
+    answer_organiser_views,
+    answer_views,
+    dashboard_views,
+    machine_views,
+    organiser_views,
+    views,
+)
 from workbench.converters import DocnoConverter
 
 register_converter(DocnoConverter, "docno")
@@ -88,6 +95,7 @@ urlpatterns = [
         name="pool_assignments",
     ),
     path("pools/<int:pool_id>/overlap/", organiser_views.pool_overlap, name="pool_overlap"),
+    path("pools/<int:pool_id>/machines/", machine_views.pool_machines, name="pool_machines"),
     path("pools/<int:pool_id>/agreement/", organiser_views.pool_agreement, name="pool_agreement"),
     path(
         "pools/<int:pool_id>/adjudication/",

@@ -328,3 +328,16 @@ def judgments_from_qrels(
     if not checker.rows and log.ok:
         log.add(0, "no judged lines (every rel is negative)")
     return checker.rows, log, skipped
+
+
+def write_judgments_tsv(
+    rows: Iterable[tuple[str, str, str, int, Sequence[int]]], aspect_ids: Sequence[str]
+) -> str:
+    """Judgments as the TSV `read_judgments_tsv` reads: a header row, then
+    `assessor topic docno rel` and the aspects in the schema's order (-1 where an
+    aspect was not asked). rows: (assessor, topic, docno, rel, aspect values)."""
+    lines = ["\t".join(("assessor", "topic", "docno", "rel", *aspect_ids))]
+    for assessor, topic, docno, relevance, aspects in rows:
+        values = (str(int(v)) for v in aspects)
+        lines.append("\t".join((assessor, topic, docno, str(int(relevance)), *values)))
+    return "\n".join(lines) + "\n"

@@ -186,7 +186,11 @@ def world(db):
     job = Job.objects.create(
         kind="pooling.jobs.pool_build", params={}, created_by=organiser, state="failed"
     )
+    from judging.machine_services import machine_baseline
+
+    machine = machine_baseline(campaign=campaign)
     valid = {
+        "machine_id": str(machine.pk),
         "slug": campaign.slug,
         "pool_id": str(pool.pk),
         "run_id": str(team.runs.first().pk),

@@ -120,3 +120,20 @@ def test_the_demo_has_a_generated_answers_campaign_with_scores():
     assert AnswerJudgment.objects.filter(task="citations").count() == 2
     runs = {run.run: run.scores["all"] for run in nugget_scores(campaign).result.runs}
     assert runs["demo-rag-good"] > runs["demo-rag-mid"] > runs["demo-rag-poor"]
+
+
+def test_the_demo_has_the_lexical_baseline_with_its_labels_and_no_judgment_of_it():
+    from judging.models import Judgment, MachineAssessor, MachineJudgment
+    from tests.judging.machine_helpers import ensure_lexical
+
+    ensure_lexical()
+    call_command("load_demo", stdout=io.StringIO())
+    baseline = MachineAssessor.objects.get(campaign__slug="demo")
+    assert baseline.name == "baseline"
+    assert baseline.is_baseline
+    pool = Campaign.objects.get(slug="demo").pools.get()
+    labelled = MachineJudgment.objects.filter(machine=baseline).count()
+    assert labelled == pool.entries.filter(retired=False).count()
+    assert not Judgment.objects.filter(assessor=baseline.account).exists()
+    call_command("load_demo", stdout=io.StringIO())
+    assert MachineJudgment.objects.filter(machine=baseline).count() == labelled

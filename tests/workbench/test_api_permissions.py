@@ -16,7 +16,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from judging import answer_services
+from judging import answer_services, machine_services
 from judging import services as judging_services
 from pooling import services as pooling_services
 from pooling.core.spec import PoolSpec
@@ -78,6 +78,12 @@ CALLS = [
     Call("post", "/api/campaigns/{slug}/teams/", ORGANISERS, 400),
     Call("put", "/api/campaigns/{slug}/team-settings/", ORGANISERS, 400),
     Call("get", "/api/pools/{pool_id}/", ORGANISERS, 200),
+    Call("get", "/api/campaigns/{slug}/machines/", ORGANISERS, 200),
+    Call("post", "/api/campaigns/{slug}/machines/", ORGANISERS, 400),
+    Call("get", "/api/campaigns/{slug}/machines/{machine_id}/", ORGANISERS, 200),
+    Call("patch", "/api/campaigns/{slug}/machines/{machine_id}/", ORGANISERS, 200),
+    Call("post", "/api/campaigns/{slug}/machines/{machine_id}/runs/", ORGANISERS, 400),
+    Call("get", "/api/pools/{pool_id}/machine-labels/", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/entries/", ORGANISERS, 200),
     Call("post", "/api/pools/{pool_id}/runs/", ORGANISERS, 400),
     Call("get", "/api/pools/{pool_id}/strategies/", ORGANISERS, 404),
@@ -194,7 +200,9 @@ def world(organiser, assessor, participant) -> dict[str, object]:
     answer_assignment = answer_services.answer_assignment_create(
         topic=answer_topic, assessor=assessor
     )
+    machine = machine_services.machine_baseline(campaign=campaign)
     return {
+        "machine_id": machine.pk,
         "answers": answers.slug,
         "answer_assignment_id": answer_assignment.pk,
         "answer_id": answer_topic.generated_answers.first().pk,

@@ -1,0 +1,116 @@
+"""Reads of machine assessors' labels and spend, for pages, the API, exports and
+(item 6 of issue 25) agreement and qrels variants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pandas as pd
+from django.db.models import Count, Exists, OuterRef, Q, Sum
+
+from judging.models import MachineAssessor, MachineJudgment, MachineSample
+from pooling.models import Campaign, Pool, PoolEntry
+from workbench.core.label_schema import NOT_ASKED
+
+
+def machines_of(campaign: Campaign) -> list[MachineAssessor]:
+    return list(MachineAssessor.objects.filter(campaign=campaign).select_related("account"))
+
+
+def machine_labels_frame(pool: Pool, machine: MachineAssessor | None = None) -> pd.DataFrame:
+    """The machines' labels of the pool's entries, with the SAME columns as
+    `judging.selectors.judgments_frame` so the two concatenate: assessor (the
+    machine account's username), query_id, doc_id, relevance, is_primary (False),
+    one column per aspect of the schema (NOT_ASKED, -1, when not asked)."""
+    aspect_ids = pool.campaign.schema.aspect_ids
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    rows = MachineJudgment.objects.filter(Exists(in_pool), machine__campaign=pool.campaign_id)
+    if machine is not None:
+        rows = rows.filter(machine=machine)
+    values = list(
+        rows.values_list(
+            "machine__account__username", "topic__topic_id", "docno", "labels"
+        ).order_by("topic__position", "docno", "machine__account__username")
+    )
+    relevance_id = pool.campaign.schema.relevance.id
+    frame = pd.DataFrame(
+        [(a, q, d, int(labels[relevance_id]), False) for a, q, d, labels in values],
+        columns=["assessor", "query_id", "doc_id", "relevance", "is_primary"],
+    )
+    frame = frame.astype({"relevance": "int64", "is_primary": "bool"})
+    for aspect in aspect_ids:
+        frame[aspect] = pd.array(
+            [int(labels.get(aspect, NOT_ASKED)) for *_, labels in values], dtype="int64"
+        )
+    return frame
+
+
+@dataclass(frozen=True)
+class MachineSpend:
+    """What machines cost: requests sent, samples copied from the cache, tokens, and
+    the cost (None when no machine of those that sent requests has a price)."""
+
+    requests: int
+    cached: int
+    failed: int
+    tokens_in: int
+    tokens_out: int
+    cost: Decimal | None
+    labels: int
+
+
+def machine_spend(campaign: Campaign, *, pool: Pool | None = None) -> MachineSpend:
+    """The campaign's machine spend (its pool's documents only, with `pool`)."""
+    samples = MachineSample.objects.filter(machine__campaign=campaign)
+    labels = MachineJudgment.objects.filter(machine__campaign=campaign)
+    if pool is not None:
+        in_pool = PoolEntry.objects.filter(
+            pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno")
+        )
+        samples, labels = samples.filter(Exists(in_pool)), labels.filter(Exists(in_pool))
+    cost: Decimal | None = None
+    per_machine = samples.values("machine__price_per_1k_tokens").annotate(
+        tokens=Sum("tokens_in") + Sum("tokens_out")
+    )
+    for row in per_machine:
+        price = row["machine__price_per_1k_tokens"]
+        if price is not None and row["tokens"]:
+            cost = (cost or Decimal(0)) + price * row["tokens"] / 1000
+    totals = samples.aggregate(
+        requests=Sum("requests"),
+        cached=Count("pk", filter=Q(cached=True)),
+        failed=Count("pk", filter=Q(ok=False)),
+        tokens_in=Sum("tokens_in"),
+        tokens_out=Sum("tokens_out"),
+    )
+    return MachineSpend(
+        requests=totals["requests"] or 0,
+        cached=totals["cached"] or 0,
+        failed=totals["failed"] or 0,
+        tokens_in=totals["tokens_in"] or 0,
+        tokens_out=totals["tokens_out"] or 0,
+        cost=cost,
+        labels=labels.count(),
+    )
+
+
+def judgments_export_tsv(pool: Pool, *, assessor: str | None = None) -> tuple[str, int]:
+    """The pool's stored judgments, human and machine (machine rows under the machine
+    account's username), as the TSV `import_judgments` reads; and how many rows.
+    With `assessor`, that account's only (a username, or a machine's name)."""
+    from judging.core.judgment_files import write_judgments_tsv
+    from judging.selectors import judgments_frame
+
+    aspect_ids = pool.campaign.schema.aspect_ids
+    frame = pd.concat([judgments_frame(pool), machine_labels_frame(pool)], ignore_index=True)
+    if assessor is not None:
+        machine = MachineAssessor.objects.filter(campaign=pool.campaign, name=assessor).first()
+        names = {assessor} | ({machine.account.username} if machine else set())
+        frame = frame[frame["assessor"].isin(names)]
+    columns = ["assessor", "query_id", "doc_id", "relevance", *aspect_ids]
+    rows = (
+        (a, q, d, r, rest)
+        for a, q, d, r, *rest in frame[columns].itertuples(index=False, name=None)
+    )
+    return write_judgments_tsv(rows, aspect_ids), len(frame)
