@@ -93,10 +93,7 @@ def _demo_baseline(campaign: Campaign, pool: Pool) -> None:
     """The built-in lexical machine assessor with its labels of the demo pool: no
     model, no network, a second or so. Its labels stay apart from the humans'."""
     baseline = machine_services.machine_baseline(campaign=campaign)
-    try:
-        machine_services.machine_judge_run(machine=baseline, pool=pool)
-    except ImportError:  # the lexical core (issue 25 item 7) is not in this build yet
-        return
+    machine_services.machine_judge_run(machine=baseline, pool=pool)
 
 
 def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:
