@@ -26,9 +26,9 @@ from judging.core.agreement import confusion_matrix, records, worst_first
 from judging.core.overlap import OverlapPlan, OverlapPlanError
 from judging.forms import OverlapForm, PolicyForm
 from judging.models import Assignment, PoolPolicy
+from pooling.errors import OverBudget, PoolBuildError
 from pooling.models import Campaign, Pool
 from pooling.selectors import campaign_budget, pool_or_404
-from pooling.services import OverBudget, PoolBuildError
 from workbench import uploads
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
 from workbench.core.label_schema import LabelError

@@ -27,7 +27,7 @@ from participation.forms import TeamRunUploadForm
 from pooling.api import ProblemSerializer
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.models import Campaign, Run, Team
-from pooling.services import RunUpload
+from pooling.run_services import RunUpload
 from scoring import release_selectors
 from workbench import uploads
 from workbench.api import OptionalPagination

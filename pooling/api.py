@@ -32,9 +32,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling import selectors, services
+from pooling import run_services, selectors, services
 from pooling.core.document_files import DOCUMENT_FORMATS
 from pooling.core.topic_files import TOPIC_FORMATS
+from pooling.errors import RunInUse
 from pooling.forms import (
     CUSTOM_SCHEMA,
     AnswerUploadForm,
@@ -540,13 +541,13 @@ class CampaignRunsView(ListAPIView):
 
         def store(data: dict[str, Any]) -> list[Run] | Job:
             try:
-                return services.runs_upload(
+                return run_services.runs_upload(
                     campaign=campaign,
                     files=data["files"],
                     uploaded_by=request.user,
                     keep_valid=data["keep_valid"],
                 )
-            except services.RunsPartlyImported as error:
+            except run_services.RunsPartlyImported as error:
                 if not error.stored:
                     raise
                 return error
@@ -565,10 +566,10 @@ def _run_upload_data(request: Request) -> dict[str, Any]:
     return {"keep_valid": truthy(request.data.get("keep_valid"))}
 
 
-def _runs_stored(stored: list[Run] | services.RunsPartlyImported) -> dict[str, Any]:
+def _runs_stored(stored: list[Run] | run_services.RunsPartlyImported) -> dict[str, Any]:
     """201: the runs, or (some files rejected, `keep_valid`) those stored and why the
     others were not."""
-    if isinstance(stored, services.RunsPartlyImported):
+    if isinstance(stored, run_services.RunsPartlyImported):
         tags = ", ".join(run.tag for run in stored.stored)
         return {
             "detail": f"Stored: {tags}. Some files were rejected and not stored.",
@@ -599,8 +600,8 @@ class RunView(APIView):
         """Delete a run no pool was built from (a pooled run stays as it was judged)."""
         run = _get_run(slug, run_id)
         try:
-            services.run_delete(run=run)
-        except services.RunInUse as error:
+            run_services.run_delete(run=run)
+        except RunInUse as error:
             return Response({"detail": f"Not deleted: {error}."}, status=status.HTTP_409_CONFLICT)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -623,16 +624,16 @@ class RunReplaceView(APIView):
 
         def store(data: dict[str, Any]) -> Run:
             upload = data["file"]
-            return services.run_replace(
+            return run_services.run_replace(
                 run=run,
-                upload=services.RunUpload(upload.name, upload.read()),
+                upload=run_services.RunUpload(upload.name, upload.read()),
                 uploaded_by=request.user,
             )
 
         form = RunReplaceForm(request.data, request.FILES)
         try:
             received = uploads.upload_receive(request, form, store)
-        except services.RunInUse as error:
+        except RunInUse as error:
             return Response({"detail": f"Not replaced: {error}."}, status=status.HTTP_409_CONFLICT)
         return uploads.upload_answer(
             request,

@@ -21,10 +21,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling import jobs, selectors, services
+from pooling import jobs, pool_services, selectors
 from pooling.api import ORGANISERS, BudgetSerializer
 from pooling.core.revisions import SUMMARY_COLUMNS
 from pooling.core.spec import LIVE_STRATEGIES, ORDER_MODES, PRESETS, PoolSpec, spec_label
+from pooling.errors import OverBudget, PoolBuildError
 from pooling.forms import DEFAULT_POOL_PRESET, PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool, PoolAddition, PoolEntry, PoolRevision
 from pooling.selectors import pool_or_404
@@ -465,7 +466,7 @@ class PoolWhatIfView(APIView):
             raise form_errors(form)
         try:
             result = selectors.pool_whatif(campaign, form.spec, runs_per_team=form.pooled_per_team)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         return Response(_whatif_body(result, form.spec))
 
@@ -507,14 +508,12 @@ class CampaignPoolsView(ListAPIView):
             raise form_errors(form)
         try:
             whatif = selectors.pool_whatif(campaign, form.spec, runs_per_team=form.pooled_per_team)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         name = form.cleaned_data["name"] or spec_label(form.spec)
         confirmed = form.cleaned_data["confirm_over_budget"]
         if whatif.over_by and not confirmed:
-            refusal = services.OverBudget(
-                whatif.budget_state, whatif.needed, f"building pool {name}"
-            )
+            refusal = OverBudget(whatif.budget_state, whatif.needed, f"building pool {name}")
             return Response({"detail": str(refusal)}, status=status.HTTP_409_CONFLICT)
         job = jobs.pool_build_start(
             campaign=campaign,
@@ -591,15 +590,15 @@ class PoolRunsView(APIView):
                 {"runs": [f"no run tagged {tag!r} in {pool.campaign.slug}" for tag in unknown]}
             )
         try:
-            addition = services.pool_add_runs(
+            addition = pool_services.pool_add_runs(
                 pool=pool,
                 runs=[runs[tag] for tag in tags],
                 created_by=request.user,
                 confirm_over_budget=payload.validated_data["confirm_over_budget"],
             )
-        except services.OverBudget as error:
+        except OverBudget as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         entries = addition.entries.count()
         return Response(
@@ -642,7 +641,7 @@ class PoolReplanView(APIView):
             preview = selectors.pool_revision_preview(
                 pool, spec=form.spec, topics=form.cleaned_data["chosen"]
             )
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return form, preview, serializer.validated_data
 
@@ -688,7 +687,7 @@ class PoolReplanView(APIView):
         confirmed = values["confirm_over_budget"]
         state = selectors.campaign_budget(pool.campaign)
         if state.over_by(preview.cost) and not confirmed:
-            refusal = services.OverBudget(
+            refusal = OverBudget(
                 state,
                 preview.cost,
                 f"re-planning {len(form.cleaned_data['chosen'])} topic(s) of pool {pool.pk}",
@@ -765,15 +764,15 @@ class PoolBudgetView(APIView):
         payload = PoolBudgetSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         try:
-            services.pool_budget_set(
+            pool_services.pool_budget_set(
                 pool=pool,
                 budget=payload.validated_data["budget"],
                 created_by=request.user,
                 confirm_over_budget=payload.validated_data["confirm_over_budget"],
             )
-        except services.OverBudget as error:
+        except OverBudget as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(PoolSerializer(_pool(pool_id)).data)
 
@@ -784,7 +783,7 @@ class PoolRetireView(APIView):
     @extend_schema(request=None, responses=PoolSerializer)
     def post(self, request: Request, pool_id: int) -> Response:
         """Close the pool: its assignments leave the assessors' lists; its judgments stay."""
-        services.pool_retire(pool=pool_or_404(pool_id), retired_by=request.user)
+        pool_services.pool_retire(pool=pool_or_404(pool_id), retired_by=request.user)
         return Response(PoolSerializer(_pool(pool_id)).data)
 
 
@@ -794,5 +793,5 @@ class PoolReopenView(APIView):
     @extend_schema(request=None, responses=PoolSerializer)
     def post(self, request: Request, pool_id: int) -> Response:
         """Undo a retirement: the assignments come back as they were."""
-        services.pool_reopen(pool=pool_or_404(pool_id))
+        pool_services.pool_reopen(pool=pool_or_404(pool_id))
         return Response(PoolSerializer(_pool(pool_id)).data)

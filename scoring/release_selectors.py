@@ -8,7 +8,7 @@ from) written as `qrels.txt`, and the run files as they were uploaded, scored
 by `scoring.core.trec_eval.main` (what `wb-trec-eval` runs) with the options of
 `scoring.core.releases`; the bundle's reproduce.sh runs the same commands, so
 its output is scores.tsv byte for byte. The leaderboard is built from those
-per-topic values by the same code as the live one (`selectors.leaderboard_of`).
+per-topic values by the same code as the live one (`leaderboard_selectors.leaderboard_of`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from django.db.models import QuerySet
 
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign, Pool, Run, Team
-from scoring import selectors
+from scoring import export_selectors, leaderboard_selectors, selectors
 from scoring.core import releases as core
 from scoring.core import sample_eval, trec_eval
 from scoring.core.analysis import render
@@ -52,7 +52,7 @@ LEADERBOARD_FILES = {
     "latex": "leaderboard.tex",
 }
 MANIFEST_FILE = "manifest.json"
-PROVENANCE_FILE = selectors.PROVENANCE_FILE
+PROVENANCE_FILE = export_selectors.PROVENANCE_FILE
 QRELS_FILE = core.QRELS_FILE
 # Runs scored by one call of the scorer: a job's progress moves once per batch.
 RUN_BATCH = 25
@@ -190,9 +190,9 @@ def release_snapshot(
     files: dict[str, bytes] = {}
     for fmt in FORMATS:
         if fmt not in state.format_problems:
-            for export in selectors.qrels_export(pool=pool, fmt=fmt, state=state):
+            for export in export_selectors.qrels_export(pool=pool, fmt=fmt, state=state):
                 files[export.name] = export.data
-    files[PROVENANCE_FILE] = selectors.provenance_text(state.labels).encode()
+    files[PROVENANCE_FILE] = export_selectors.provenance_text(state.labels).encode()
 
     rows = _scores(files, ordered, chosen, sampled=sampled, progress=progress)
     files[core.SCORES_FILE] = (core.SCORES_HEADER + rows).encode()
@@ -206,7 +206,9 @@ def release_snapshot(
         left_out=sorted(set(campaign_topics) - set(judged), key=topic_sort_key),
         missing=missing,
     )
-    board = selectors.leaderboard_of(selectors.score_table_of(report, measure), options)
+    board = leaderboard_selectors.leaderboard_of(
+        leaderboard_selectors.score_table_of(report, measure), options
+    )
     board_json = render.to_json(board)
     files[LEADERBOARD_FILES["tsv"]] = render.tsv(board).encode()
     files[LEADERBOARD_FILES["json"]] = _json(board_json)
@@ -221,7 +223,7 @@ def release_snapshot(
         measure=measure,
         measures=chosen,
         options=options_of(options),
-        label_policy=selectors.label_policy(pool, labels),
+        label_policy=export_selectors.label_policy(pool, labels),
         sampled=sampled,
         judged_topics=judged,
         left_out_topics=report.left_out,
@@ -233,7 +235,7 @@ def release_snapshot(
         files=files,
         state_as_of=selectors.state_time(pool),
         pool_spec=pool.spec,
-        pool_revisions=selectors.pool_revisions(pool),
+        pool_revisions=export_selectors.pool_revisions(pool),
     )
 
 
@@ -358,7 +360,7 @@ def release_documents(
             "sample_eval": ["wb-sample-eval", *core.sample_eval_arguments()]
             if snapshot.sampled
             else None,
-            "tie_rule": selectors.TIE_RULE,
+            "tie_rule": export_selectors.TIE_RULE,
             "measures": snapshot.measures,
             "judged_topics": snapshot.judged_topics,
             "left_out_topics": snapshot.left_out_topics,
