@@ -193,7 +193,7 @@ def main() -> None:
     print(f"  apply (job):  {applied:6.2f} s, {job_queries} queries")
     if args.reference:
         restore(pool, rows)
-        with mock.patch("pooling.services.update_by_pk", bulk_update):
+        with mock.patch("pooling.pool_services.update_by_pk", bulk_update):
             reference = replan(pool, organiser, args.strata)[2]
         print(f"  apply with bulk_update (reference, once): {reference:6.2f} s")
         print(f"  ratio: {applied / reference:.3f} of the reference")
