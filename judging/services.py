@@ -506,7 +506,7 @@ class JudgmentImportResult:
     pool: Pool | None = None
 
     def __str__(self) -> str:
-        text = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+        text = f"{self.created:,} created, {self.updated:,} updated, {self.unchanged:,} unchanged"
         if self.new_assessors:
             text += f"; new assessor accounts: {', '.join(self.new_assessors)}"
         if self.pool is not None:

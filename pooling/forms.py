@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django import forms
@@ -375,3 +375,24 @@ class ReplanForm(forms.Form):
             )
         data["chosen"] = list(chosen)
         return data
+
+
+class BudgetForm(forms.Form):
+    """An adaptive pool's re-plan: its judging budget raised or lowered. The budget
+    is checked as `pool_budget_set` checks it (the spec's rule), so a preview of a
+    budget the service would refuse is refused with the same reason."""
+
+    budget = forms.IntegerField(label="Judging budget")
+    confirm_over_budget = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, base: PoolSpec, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.base = base
+
+    def clean_budget(self) -> int:
+        budget: int = self.cleaned_data["budget"]
+        try:
+            replace(self.base, budget=budget)
+        except PoolSpecError as error:
+            raise forms.ValidationError(str(error)) from None
+        return budget

@@ -33,11 +33,11 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     campaign = Campaign.objects.get(slug=params["campaign"])
     per_team = params.get("runs_per_team")
     runs = len(selectors.pool_runs(campaign, runs_per_team=per_team))
-    progress.note(f"ranking {runs} runs")
+    progress.note(f"ranking {runs:,} runs")
 
     def topics_ready(done: int, total: int) -> None:
         if done == 0:  # the runs are ranked and pooled: now a topic at a time
-            progress.note(f"pooled {total} topics; making their entries")
+            progress.note(f"pooled {total:,} topics; making their entries")
             progress(done=0, total=total, unit="topics")
         else:
             progress(done=done)  # saved every half second, not for each topic
@@ -46,7 +46,7 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
 
     def stored(pool: Pool) -> None:
         entries = pool.entries.count()
-        progress.note(f"pool {pool.pk} ({pool.name}): {entries} entries")
+        progress.note(f"pool {pool.pk} ({pool.name}): {entries:,} entries")
         without_text = selectors.count_without_text(pool)
         if without_text:
             progress.note(
@@ -113,9 +113,9 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
         # One note (one write of the log), not one per topic.
         progress.note(
             "\n".join(
-                f"topic {row['query_id']}: {row['to_judge_before']} to judge before, "
-                f"{row['to_judge_after']} after ({row['leaving']} leaving, "
-                f"{row['joining']} joining, {row['judged_kept']} judged kept)"
+                f"topic {row['query_id']}: {row['to_judge_before']:,} to judge before, "
+                f"{row['to_judge_after']:,} after ({row['leaving']:,} leaving, "
+                f"{row['joining']:,} joining, {row['judged_kept']:,} judged kept)"
                 for row in revision.summary
             )
         )
@@ -187,7 +187,7 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     def stored(runs: list[Run]) -> None:
         for run in runs:
             progress.note(
-                f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count} topics"
+                f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count:,} topics"
             )
         tags, rejected = [run.tag for run in runs], len(uploads) - len(runs)
         progress.stored({"campaign": campaign.slug, "runs": tags, "rejected": rejected})

@@ -16,7 +16,7 @@ from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_siz
 from pooling.core.spec import LIVE_STRATEGIES, PRESETS, PoolSpec, spec_label
 from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
 from pooling.errors import OverBudget, PoolBuildError
-from pooling.forms import PoolSpecForm, ReplanForm
+from pooling.forms import BudgetForm, PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from workbench.core.charts import Frame
 from workbench.core.flags import truthy
@@ -303,6 +303,8 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
     """Re-plan topics of a pool being judged: preview what changes, then apply it as a job."""
     pool = _pool(slug, pool_id)
     base = PoolSpec.from_dict(pool.spec)
+    if base.is_adaptive:
+        return _replan_budget(request, pool, base)
     topics = list(pool.campaign.topics.values_list("topic_id", flat=True))
     unfinished = selectors.unfinished_topics(pool)
     data = request.POST if request.method == "POST" else request.GET
@@ -366,6 +368,49 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
         for name in ("which", "topics", "reason"):
             query.setlist(name, data.getlist(name))
         context["keeping_query"] = query.urlencode()
+    return render(request, "pooling/pool_replan.html", context)
+
+
+def _replan_budget(request: HttpRequest, pool: Pool, base: PoolSpec) -> HttpResponse:
+    """An adaptive pool's re-plan, its budget (as POST /api/pools/<id>/budget/):
+    GET previews the change against the campaign's budget and the forecast, POST
+    sets it through `pool_budget_set`, with the service's reasons when it refuses."""
+    data = request.POST if request.method == "POST" else request.GET
+    form = BudgetForm(
+        data if "budget" in data else None, base=base, initial={"budget": base.budget}
+    )
+    context: dict[str, Any] = {
+        "campaign": pool.campaign,
+        "pool": pool,
+        "adaptive": True,
+        "budget_form": form,
+        "budget_state": selectors.campaign_budget(pool.campaign),
+    }
+    if not form.is_bound:
+        return render(request, "pooling/pool_replan.html", context)
+    if not form.is_valid():
+        return render(request, "pooling/pool_replan.html", context, status=400)
+    budget = form.cleaned_data["budget"]
+    change = selectors.pool_budget_preview(pool, budget=budget)
+    context |= {"change": change, "over_by": context["budget_state"].over_by(change.cost)}
+    if request.method == "POST":
+        try:
+            pool_services.pool_budget_set(
+                pool=pool,
+                budget=budget,
+                created_by=request.user,
+                confirm_over_budget=form.cleaned_data["confirm_over_budget"],
+            )
+        except OverBudget as error:
+            context["error"] = str(error)
+            return render(request, "pooling/pool_replan.html", context, status=409)
+        except PoolBuildError as error:
+            context["error"] = str(error)
+            return render(request, "pooling/pool_replan.html", context, status=400)
+        messages.success(
+            request, f"Pool {pool.pk}: judging budget {change.old:,} -> {budget:,} judgments."
+        )
+        return redirect("pooling:pool_detail", slug=pool.campaign.slug, pool_id=pool.pk)
     return render(request, "pooling/pool_replan.html", context)
 
 

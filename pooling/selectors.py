@@ -402,6 +402,39 @@ def unfinished_topics(pool: Pool) -> list[str]:
     return sorted(set(waiting), key=topic_sort_key)
 
 
+@dataclass(frozen=True)
+class BudgetChange:
+    """What setting an adaptive pool's budget to `new` does: `cost` is what the
+    campaign's budget is charged (a raise only, as `pool_budget_set` checks it);
+    `work_change` is the change in documents still to judge (each topic draws up
+    to its share, and what it has drawn already stays)."""
+
+    old: int
+    new: int
+    cost: int
+    work_change: int
+
+
+def pool_budget_preview(pool: Pool, *, budget: int) -> BudgetChange:
+    """The effect of an adaptive pool's new budget, before it is set."""
+    spec = PoolSpec.from_dict(pool.spec)
+    old = spec.budget or 0
+    drawn = dict(
+        pool.entries.filter(sampled=True)
+        .values("topic__topic_id")
+        .annotate(n=Count("pk"))
+        .values_list("topic__topic_id", "n")
+    )
+    topics = sorted(
+        set(pool.entries.values_list("topic__topic_id", flat=True).distinct().order_by()),
+        key=topic_sort_key,
+    )
+    before = spec.topic_budgets(topics)
+    after = PoolSpec.from_dict({**pool.spec, "budget": budget}).topic_budgets(topics)
+    change = sum(max(drawn.get(t, 0), after[t]) - max(drawn.get(t, 0), before[t]) for t in topics)
+    return BudgetChange(old=old, new=budget, cost=max(budget - old, 0), work_change=change)
+
+
 def pool_revision_preview(pool: Pool, *, spec: PoolSpec, topics: Sequence[str]) -> Revision:
     """What re-planning `topics` with `spec` would do (nothing is stored)."""
     from pooling.core.revisions import revise

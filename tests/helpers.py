@@ -151,9 +151,11 @@ def hide_values_in_pool_entries(pool) -> None:
 
 
 # Random per request (the CSP nonce, the CSRF token): a short marker such as "d9"
-# turns up in them by chance, about one page in fifty.
+# turns up in them by chance, about one page in fifty. A browser's page.content()
+# writes the hx-headers attribute back with &quot; for its quotes.
 _RANDOM_TOKENS = re.compile(
-    r'(nonce="|"X-CSRFToken": "|name="csrfmiddlewaretoken" value="|csrftoken=)[^";]*'
+    r'(nonce="|(?:"|&quot;)X-CSRFToken(?:"|&quot;): (?:"|&quot;)'
+    r'|name="csrfmiddlewaretoken" value="|csrftoken=)[^";&]*'
 )
 
 

@@ -249,3 +249,19 @@ def test_the_assessor_finds_what_they_set_aside_to_judge_it_after_all(assessor_c
     assert 'data-set-aside="d2"' in text
     assert "Unreadable or garbled: blank page" in text
     assert judge_url(assignment, 2) in text
+
+
+def test_the_dashboard_says_since_when_with_the_year(assessor_client, organiser, assignment):
+    from datetime import datetime
+
+    from django.utils import timezone
+
+    set_aside(assessor_client, assignment, 1)
+    when = timezone.make_aware(datetime(2025, 11, 26, 14, 5))
+    DocumentNote.objects.update(updated_at=when)
+    assessor_client.force_login(organiser)
+    page = assessor_client.get(
+        reverse("judging:campaign_dashboard", args=[assignment.topic.campaign.slug])
+    ).content.decode()
+    row = re.search(r'<tr data-set-aside="d1".*?</tr>', page, re.S).group()
+    assert '<td class="nowrap">2025-11-26 14:05</td>' in row

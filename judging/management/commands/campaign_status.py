@@ -42,8 +42,8 @@ class Command(WorkbenchCommand):
             per_hour = f"{a.per_hour:.0f}" if a.per_hour is not None else "-"
             median = f"{a.median_seconds:.1f}" if a.median_seconds is not None else "-"
             self.stdout.write(
-                f"{a.username:<12} {a.judged_today:>6} {a.judged_week:>5} {a.judged_total:>7} "
-                f"{per_hour:>9} {median:>9}  {a.queue_done}/{a.queue_total}"
+                f"{a.username:<12} {a.judged_today:>6,} {a.judged_week:>5,} {a.judged_total:>7,} "
+                f"{per_hour:>9} {median:>9}  {a.queue_done:,}/{a.queue_total:,}"
             )
         for topic in status.late_topics:
             self.stdout.write(f"alert: topic {topic} will not be finished within the budget")

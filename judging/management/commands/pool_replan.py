@@ -88,7 +88,7 @@ class Command(WorkbenchCommand):
         except ValueError:
             raise CommandError(f"budget {options['budget']!r} is not an integer") from None
         if options["dry_run"]:
-            self.stdout.write(f"pool {pool.pk}: the budget would be {budget}")
+            self.stdout.write(f"pool {pool.pk}: the budget would be {budget:,}")
             return
         try:
             pool_services.pool_budget_set(
@@ -99,7 +99,9 @@ class Command(WorkbenchCommand):
         except PoolBuildError as error:
             raise CommandError(str(error)) from None
         status = campaign_status(pool.campaign)
-        self.stdout.write(f"pool {pool.pk}: budget {budget}; forecast {status.forecast.describe()}")
+        self.stdout.write(
+            f"pool {pool.pk}: budget {budget:,}; forecast {status.forecast.describe()}"
+        )
 
     def _topics(self, pool: Any, text: str) -> list[str]:
         if text == "unfinished":
@@ -119,7 +121,7 @@ class Command(WorkbenchCommand):
         self.stdout.write(line.format(*columns))
         for row in rows:
             self.stdout.write(line.format(*row))
-        self.stdout.write(f"{cost} new judgments; {budget.describe()}")
+        self.stdout.write(f"{cost:,} new judgments; {budget.describe()}")
 
     def _advise(self, advice: Any, preview: Any) -> None:
         """Say when the plan draws a sampled stratum again, and what keeps the sample."""

@@ -64,6 +64,6 @@ class Command(WorkbenchCommand):
         sampled = pool.entries.filter(sampled=True).count()
         topics = pool.entries.values("topic").distinct().count()
         self.stdout.write(
-            f"pool {pool.pk} ({pool.name}): {entries} entries over {topics} topics, "
-            f"{sampled} to judge, from {n_runs} runs"
+            f"pool {pool.pk} ({pool.name}): {entries:,} entries over {topics:,} topics, "
+            f"{sampled:,} to judge, from {n_runs:,} runs"
         )

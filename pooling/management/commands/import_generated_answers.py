@@ -34,4 +34,4 @@ class Command(WorkbenchCommand):
             raise CommandError(f"rejected, nothing stored:\n{error}") from None
         answers = sum(run.answers.count() for run in runs)
         tags = ", ".join(run.tag for run in runs)
-        self.stdout.write(f"{path}: {len(runs)} run(s) of answers, {answers} answers: {tags}")
+        self.stdout.write(f"{path}: {len(runs)} run(s) of answers, {answers:,} answers: {tags}")

@@ -37,12 +37,12 @@ class Command(WorkbenchCommand):
             )
         except run_services.RunsPartlyImported as error:
             for run in error.stored:
-                self.stdout.write(f"stored run {run.tag} ({run.line_count} lines)")
+                self.stdout.write(f"stored run {run.tag} ({run.line_count:,} lines)")
             raise CommandError(f"rejected:\n{error}") from None
         except InputError as error:
             raise CommandError(f"rejected, nothing stored:\n{error}") from None
         for run in runs:
             self.stdout.write(
-                f"stored run {run.tag}: {run.line_count} lines, {run.topic_count} topics, "
+                f"stored run {run.tag}: {run.line_count:,} lines, {run.topic_count:,} topics, "
                 f"depth {run.depth}"
             )

@@ -38,6 +38,6 @@ class Command(WorkbenchCommand):
                 raise CommandError(str(error)) from None
         if options["out"]:
             rows = write_pool_tsv(pool, options["out"])
-            self.stderr.write(f"wrote {rows} entries to {options['out']}")
+            self.stderr.write(f"wrote {rows:,} entries to {options['out']}")
         else:
             write_pool_tsv(pool, sys.stdout)

@@ -34,4 +34,4 @@ class Command(WorkbenchCommand):
             raise CommandError(f"{error} (--confirm-over-budget)") from None
         except PoolBuildError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"pool {pool.pk}: added {addition.entries.count()} entries")
+        self.stdout.write(f"pool {pool.pk}: added {addition.entries.count():,} entries")

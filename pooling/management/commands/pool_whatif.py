@@ -70,18 +70,18 @@ class Command(WorkbenchCommand):
     def _fit(self, ranked, budget: int, specs, judged) -> None:
         depth = fit_depth(ranked, budget, judged=judged)
         if depth is None:
-            self.stdout.write(f"{budget} left: even depth 1 needs more judgments")
+            self.stdout.write(f"{budget:,} left: even depth 1 needs more judgments")
         else:
             self.stdout.write(
-                f"{budget} left: largest depth that fits is {depth.depth} "
-                f"({depth.pool_size} in the pool, {depth.needed} still to judge)"
+                f"{budget:,} left: largest depth that fits is {depth.depth} "
+                f"({depth.pool_size:,} in the pool, {depth.needed:,} still to judge)"
             )
         for spec in specs:
             scale = fit_scale(ranked, spec, budget, judged=judged)
             if scale is None:
-                self.stdout.write(f"{budget} left: the strata do not fit at any rate")
+                self.stdout.write(f"{budget:,} left: the strata do not fit at any rate")
             else:
                 self.stdout.write(
-                    f"{budget} left: strata rates scaled by {scale.factor:.2f} fit "
-                    f"({scale.pool_size} in the pool, {scale.needed} still to judge)"
+                    f"{budget:,} left: strata rates scaled by {scale.factor:.2f} fit "
+                    f"({scale.pool_size:,} in the pool, {scale.needed:,} still to judge)"
                 )

@@ -84,7 +84,9 @@ class StudentizedRange:
         with np.errstate(over="ignore"):  # a subnormal q: inf, clipped to high
             top = np.clip(self._range_table.reach / q, self._chi.low, self._chi.high)
         s, weight = self._chi.nodes(top)
-        return np.sum(weight * self._range_table(q[:, None] * s), axis=-1)
+        with np.errstate(over="ignore"):  # q s past the float range: inf, 0 beyond reach
+            w = q[:, None] * s
+        return np.sum(weight * self._range_table(w), axis=-1)
 
 
 def range_sf(w: np.ndarray, k: int) -> np.ndarray:
@@ -95,9 +97,13 @@ def range_sf(w: np.ndarray, k: int) -> np.ndarray:
     weight = k * np.exp(-z * z / 2) / np.sqrt(2 * np.pi) * weight
     below = special.ndtr(z)
     below_w = special.ndtr(z - np.asarray(w, dtype=np.float64)[..., None])
+    # Phi(z - w) <= Phi(z) for w >= 0, but not always in floating point: at w of
+    # about 2e-16 ndtr can be an ulp larger at the smaller argument, and
+    # log1p(-ratio) of a ratio above 1 is NaN (P(R > w) was NaN where it is 1).
+    ratio = np.minimum(below_w / below, 1.0)
     # a^n - (a - d)^n without cancelling when d is small: the far tail stays accurate.
     with np.errstate(divide="ignore"):  # d = a at w = 0: log1p(-1) = -inf, exact
-        bracket = below ** (k - 1) * -np.expm1((k - 1) * np.log1p(-below_w / below))
+        bracket = below ** (k - 1) * -np.expm1((k - 1) * np.log1p(-ratio))
     return bracket @ weight
 
 
@@ -117,7 +123,9 @@ class _RangeTable:
         self.coefficients[:, 0] /= 2
 
     def __call__(self, w: np.ndarray) -> np.ndarray:
-        scaled = w / _W_PANEL
+        # Past `reach` the value is 0 (below): cap w there first, so that a huge w
+        # (q of 1e100) makes no out-of-range piece index nor overflows.
+        scaled = np.minimum(w, self.pieces * _W_PANEL) / _W_PANEL
         piece = np.minimum(scaled.astype(np.intp), self.pieces - 1)
         x = 2 * (scaled - piece) - 1
         # Clenshaw's recurrence, each point with its own piece's coefficients.

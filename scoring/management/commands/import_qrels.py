@@ -77,4 +77,4 @@ class Command(WorkbenchCommand):
             )
         except PoolBuildError as error:
             raise CommandError(f"rejected, nothing stored: {error}") from None
-        self.stdout.write(f"{path}: judgments {result}; {skipped} unjudged lines skipped")
+        self.stdout.write(f"{path}: judgments {result}; {skipped:,} unjudged lines skipped")
