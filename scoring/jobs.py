@@ -247,3 +247,36 @@ def release_make_start(
         campaign=pool.campaign,
         created_by=released_by,
     )
+
+
+def pool_calibration(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """A machine's calibration report on a pool too large to make it in a request:
+    params as `calibration_selectors.calibration_params`, by which the page and the
+    API find it again. The result holds the report's JSON."""
+    from scoring import calibration_selectors
+
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+    machine = calibration_selectors.calibration_machine(pool, params["machine"])
+    report = calibration_selectors.pool_calibration(
+        pool=pool, machine=machine, measures=params["measures"], progress=progress
+    )
+    progress.note(
+        f"machine {machine.name} against the humans on {report['runs']['n_runs']} runs, "
+        f"{len(params['measures'])} measures"
+    )
+    return {"pool": pool.pk, "report": report}
+
+
+def calibration_start(*, pool: Pool, machine: Any, measures: list[str], user: Any) -> Job:
+    """Queue the report of the current labels, unless a job is at it or done with it
+    (found again by `calibration_selectors.calibration_job`)."""
+    from scoring import calibration_selectors
+
+    return job_start_once(
+        kind=pool_calibration,
+        title=f"Calibration of machine {machine.name} on pool {pool.pk}",
+        params=calibration_selectors.calibration_params(pool, machine, measures),
+        campaign=pool.campaign,
+        created_by=user,
+    )

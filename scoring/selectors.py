@@ -188,19 +188,29 @@ def machine_final_labels(pool: Pool, machine: str, aspects: Sequence[str]) -> pd
     return frame.astype({"n_judgments": "int64"}).reset_index(drop=True)
 
 
-def chosen_labels(pool: Pool, choice: LabelChoice) -> pd.DataFrame:
-    """The final labels of `choice` (`label_sources.labels_for_source`)."""
-    human = judging_selectors.final_labels(pool)
+def chosen_labels(
+    pool: Pool, choice: LabelChoice, human: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The final labels of `choice` (`label_sources.labels_for_source`); `human`: the
+    pool's final human labels when the caller has them already."""
+    human = judging_selectors.final_labels(pool) if human is None else human
     if choice.is_human:
         return human
     machine = machine_final_labels(pool, choice.machine, pool.campaign.schema.aspect_ids)
     return label_sources.labels_for_source(human, machine, choice.source)
 
 
-def pool_state(pool: Pool, *, labels: str = HUMAN_LABELS, machine: str | None = None) -> PoolState:
+def pool_state(
+    pool: Pool,
+    *,
+    labels: str = HUMAN_LABELS,
+    machine: str | None = None,
+    human: pd.DataFrame | None = None,
+) -> PoolState:
     """What every qrels export of the pool is made from; `labels` one of LABEL_SOURCES,
     `machine` a machine's name for a machine source (`label_choice`; LabelChoiceError,
-    an ExportError, for what it refuses)."""
+    an ExportError, for what it refuses). `human`: the pool's final human labels, when
+    the caller read them already (a report on several label sources)."""
     choice = label_choice(pool, labels, machine)
     entries = pooling_selectors.pool_entries_frame(pool)
     if is_adaptive(pool):
@@ -210,7 +220,7 @@ def pool_state(pool: Pool, *, labels: str = HUMAN_LABELS, machine: str | None = 
         entries["inclusion_probability"] = [inclusion[key] for key in keys]
     return PoolState(
         pool=pool,
-        labels=chosen_labels(pool, choice),
+        labels=chosen_labels(pool, choice, human),
         entries=entries,
         aspects=pool.campaign.schema.aspect_ids,
         answers=pool_answers(pool),
@@ -391,12 +401,14 @@ def pool_scores_report(
     runs: Sequence[Run] | None = None,
     progress: Any = None,
     choice: LabelChoice = HUMAN_CHOICE,
+    human: pd.DataFrame | None = None,
 ) -> PoolScores:
     """`pool_scores`, with the topics the means are over and those left out; of
     `runs` only (a team's), when given: a run's scores do not depend on the others'.
     `progress` (a job's JobProgress) advances by one per run read, and one for
-    the scoring. `choice`: whose labels (`label_choice`; the humans' by default)."""
-    state = pool_state(pool, labels=choice.source, machine=choice.machine or None)
+    the scoring. `choice`: whose labels (`label_choice`; the humans' by default);
+    `human` as `pool_state`'s."""
+    state = pool_state(pool, labels=choice.source, machine=choice.machine or None, human=human)
     if state.labels.empty:
         raise NothingJudged("nothing is judged in this pool yet")
     requested = trec_measures(list(measures or DEFAULT_MEASURES))
