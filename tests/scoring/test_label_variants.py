@@ -248,3 +248,53 @@ def test_a_release_on_machine_labels_records_the_machine(pool):
             stderr=io.StringIO(),
         )
     assert refused.value.returncode == 2
+
+
+def test_the_bundle_job_of_the_page_keeps_the_choice(
+    organiser_client, pool, django_capture_on_commit_callbacks
+):
+    from django.core.files.storage import default_storage
+
+    from workbench.models import Job
+
+    url = reverse("scoring:bundle_job", args=[pool.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        posted = organiser_client.post(
+            url, {"formats": ["qrels"], "labels": "machine", "machine": "llm"}
+        )
+    assert posted.status_code == 302
+    job = Job.objects.get(kind="scoring.jobs.qrels_bundle")
+    assert job.state == Job.DONE, job.error
+    assert job.params["labels"] == "machine"
+    with default_storage.open(job.result["file"]) as stored:
+        archive = zipfile.ZipFile(io.BytesIO(stored.read()))
+    assert archive.read("qrels.txt").decode() == EXPECTED["machine"]
+    refused = organiser_client.post(
+        url, {"formats": ["qrels"], "labels": "machine", "machine": "x"}
+    )
+    assert refused.status_code == 400
+
+
+def test_a_large_pool_scores_each_source_in_its_own_job(
+    organiser_client, pool, settings, django_capture_on_commit_callbacks
+):
+    from workbench.models import Job
+
+    settings.WORKBENCH_SYNC_SCORING_CELLS = 1
+    url = reverse("scoring:pool_leaderboard", args=[pool.pk])
+    human = {"measure": "recip_rank"}
+    machine = {"measure": "recip_rank", "labels": "machine", "machine": "llm"}
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(url + "?measure=recip_rank")
+    # The human table's job is done; the machine's page has none yet (no table served).
+    assert Job.objects.filter(kind=leaderboard_selectors.LEADERBOARD_JOB).count() == 1
+    page = organiser_client.get(url, machine)
+    assert "Score the leaderboard" in page.content.decode()
+    assert organiser_client.get(url, {**machine, "download": "json"}).status_code == 409
+    with django_capture_on_commit_callbacks(execute=True):
+        organiser_client.post(url + "?measure=recip_rank&labels=machine&machine=llm")
+    assert Job.objects.filter(kind=leaderboard_selectors.LEADERBOARD_JOB).count() == 2
+    runs = json.loads(organiser_client.get(url, {**machine, "download": "json"}).content)["runs"]
+    assert [r["run"] for r in runs] == ["run-b", "run-a"]
+    runs = json.loads(organiser_client.get(url, {**human, "download": "json"}).content)["runs"]
+    assert [r["run"] for r in runs] == ["run-a", "run-b"]
