@@ -298,3 +298,20 @@ def test_a_large_pool_scores_each_source_in_its_own_job(
     assert [r["run"] for r in runs] == ["run-b", "run-a"]
     runs = json.loads(organiser_client.get(url, {**human, "download": "json"}).content)["runs"]
     assert [r["run"] for r in runs] == ["run-a", "run-b"]
+
+
+def test_the_release_api_takes_the_labels_and_the_machine(api, pool):
+    url = f"/api/pools/{pool.pk}/releases/"
+    made = api.post(
+        url,
+        {"measure": "recip_rank", "labels": "human-then-machine", "machine": "llm"},
+        format="json",
+    )
+    assert made.status_code == 201, made.json()
+    assert made.json()["label_policy"]["labels"] == "human-then-machine"
+    assert made.json()["label_policy"]["machine"]["name"] == "llm"
+    refused = api.post(
+        url, {"measure": "map", "labels": "machine", "machine": "ghost"}, format="json"
+    )
+    assert refused.status_code == 400
+    assert "ghost" in refused.json()["detail"]
