@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from judging import selectors as judging_selectors
 from judging.adaptive import is_adaptive
-from pooling.models import Pool
+from judging.models import MachineAssessor, MachineSample
+from pooling.models import Pool, PoolEntry
 from scoring.core import exports
 from scoring.core.exports import FORMATS, INCLUSION_FILE, ExportError
 from scoring.selectors import HUMAN_LABELS, PoolState, pool_answers, pool_state, state_time
@@ -108,24 +110,39 @@ def qrels_export(
 QRELS_FILES = (*FORMATS, "inclusion")
 
 
-def qrels_file(*, pool: Pool, fmt: str, two_aspect: str | None = None) -> ExportFile:
+def qrels_file(
+    *,
+    pool: Pool,
+    fmt: str,
+    two_aspect: str | None = None,
+    labels: str = HUMAN_LABELS,
+    machine: str | None = None,
+) -> ExportFile:
     """One download (`fmt` one of QRELS_FILES): a format's qrels, or `inclusion` for the
-    stratified pool's inclusion probabilities. Raises ExportError when the pool cannot
-    produce it."""
+    stratified pool's inclusion probabilities, of the labels chosen (`labels`,
+    `machine`: as `pool_state`). Raises ExportError when the pool cannot produce it
+    (LabelChoiceError, one of them, for a label choice it refuses)."""
     wanted = "stratified" if fmt == "inclusion" else fmt
-    files = qrels_export(pool=pool, fmt=wanted, two_aspect=two_aspect)
+    state = pool_state(pool, labels=labels, machine=machine)
+    files = qrels_export(pool=pool, fmt=wanted, two_aspect=two_aspect, state=state)
     return next(f for f in files if f.name == INCLUSION_FILE) if fmt == "inclusion" else files[0]
 
 
 def qrels_bundle(
-    *, pool: Pool, formats: list[str] | None = None, two_aspect: str | None = None
+    *,
+    pool: Pool,
+    formats: list[str] | None = None,
+    two_aspect: str | None = None,
+    labels: str = HUMAN_LABELS,
+    machine: str | None = None,
 ) -> bytes:
-    """A zip of the formats' files, provenance.tsv and manifest.json.
+    """A zip of the formats' files, provenance.tsv and manifest.json, of the labels
+    chosen (`labels`, `machine`: as `pool_state`; the manifest says whose).
 
     No formats: the default ones the pool can produce (`exports.bundle_formats`).
     A format it cannot produce is an ExportError saying why.
     """
-    state = pool_state(pool)
+    state = pool_state(pool, labels=labels, machine=machine)
     problems = state.format_problems
     formats = exports.bundle_formats(problems) if formats is None else formats
     unknown = [f for f in formats if f not in FORMATS]
@@ -168,15 +185,38 @@ def provenance_text(labels: pd.DataFrame) -> str:
     return "".join(lines)
 
 
-def label_policy(pool: Pool, labels: str = HUMAN_LABELS) -> dict[str, Any]:
-    """How the labels of `pool_state(pool, labels=...)` were decided, as data: whose
-    labels, the policy's steps (adjudicated first by default) and the disagreement
-    mode. A release stores it; the export manifest says the same."""
+def label_policy(
+    pool: Pool, labels: str = HUMAN_LABELS, machine: str | None = None
+) -> dict[str, Any]:
+    """How the labels of `pool_state(pool, labels=..., machine=...)` were decided, as
+    data: whose labels, the policy's steps for the human ones (adjudicated first by
+    default) and the disagreement mode, and with a machine source the machine (name,
+    kind, model, prompt versions of its labels). A release stores it; the export
+    manifest says the same."""
     policy = judging_selectors.policy_of(pool)
-    return {
+    data: dict[str, Any] = {
         "labels": labels,
         "steps": list(policy.label_policy["steps"]),
         "disagreement_mode": policy.disagreement_mode,
+    }
+    if labels != HUMAN_LABELS and machine:
+        data["machine"] = machine_provenance(pool, machine)
+    return data
+
+
+def machine_provenance(pool: Pool, name: str) -> dict[str, Any]:
+    """A machine as a manifest names it: name, kind, model and the prompt versions
+    its samples of the pool's documents were asked with."""
+    machine = MachineAssessor.objects.get(campaign=pool.campaign_id, name=name)
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    samples = MachineSample.objects.filter(machine=machine, ok=True).filter(Exists(in_pool))
+    versions = sorted(set(samples.values_list("prompt_version", flat=True)) - {""})
+    models = sorted(set(samples.values_list("model", flat=True)) - {""})
+    return {
+        "name": machine.name,
+        "kind": machine.kind,
+        "model": machine.model or (models[0] if len(models) == 1 else ", ".join(models)),
+        "prompt_versions": versions,
     }
 
 
@@ -211,6 +251,7 @@ def export_manifest(
         "tie_rule": TIE_RULE,
         "label_policy": policy.label_policy,
         "disagreement_mode": policy.disagreement_mode,
+        "labels": label_policy(pool, state.choice.source, state.choice.machine or None),
         "formats": {fmt: FORMATS[fmt].description for fmt in formats},
         "counts": _counts(state),
         "agreement": judging_selectors.agreement_report(pool).summary(),

@@ -86,7 +86,14 @@ class ReleaseForm(LeaderboardForm):
         choices=[(source, source) for source in LABEL_SOURCES],
         required=False,
         initial=HUMAN_LABELS,
-        help_text="human: the final labels under the pool's policy, adjudications first.",
+        help_text="human: the final labels under the pool's policy, adjudications first; "
+        "machine: a machine assessor's; human-then-machine: a human label where one exists, "
+        "else the machine's.",
+    )
+    machine = forms.CharField(
+        required=False,
+        max_length=100,
+        help_text="With a machine source: the machine's name (needed when several have labels).",
     )
     reason = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), strip=True

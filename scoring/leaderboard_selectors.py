@@ -8,7 +8,6 @@ import numpy as np
 import pyarrow.compute as pc
 from django.core.cache import cache
 
-from judging import selectors as judging_selectors
 from pooling.models import Pool
 from scoring.core.analysis.leaderboard import (
     Leaderboard,
@@ -19,11 +18,14 @@ from scoring.core.analysis.leaderboard import (
 from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.analysis.pr_curve import PrecisionRecall, precision_recall
 from scoring.selectors import (
+    HUMAN_CHOICE,
     POOL_MAX_DOCS,
+    LabelChoice,
     NoRuns,
     PoolScores,
     ScoringError,
     campaign_runs,
+    chosen_labels,
     leaderboard_measure_name,
     pool_scores_report,
     runs_in_request,
@@ -41,18 +43,27 @@ RECALL_LEVELS = tuple(level / 10 for level in range(11))
 LEADERBOARD_JOB = "scoring.jobs.pool_leaderboard"
 
 
-def leaderboard_job(pool: Pool, measure: str) -> dict[str, Any]:
+def leaderboard_job(pool: Pool, measure: str, choice: LabelChoice = HUMAN_CHOICE) -> dict[str, Any]:
     """The kind, params and title of the job scoring a large pool's leaderboard. The
     params hold the labels' state its table is scored from (a new judgment calls
-    for a new table): the page, its pictures and the API find it again by them."""
+    for a new table) and whose labels (a machine's table is never the humans'):
+    the page, its pictures and the API find it again by them."""
+    params = {
+        "pool": pool.pk,
+        "measure": measure,
+        "version": scores_version(pool, [measure], choice),
+    }
+    whose = "" if choice.is_human else f", {choice.source} labels of {choice.machine}"
     return {
         "kind": LEADERBOARD_JOB,
-        "params": {"pool": pool.pk, "measure": measure, "version": scores_version(pool, [measure])},
-        "title": f"Leaderboard of pool {pool.pk} ({measure})",
+        "params": params | choice.params(),
+        "title": f"Leaderboard of pool {pool.pk} ({measure}{whose})",
     }
 
 
-def pool_score_table(*, pool: Pool, measure: str, progress: Any = None) -> ScoreTable:
+def pool_score_table(
+    *, pool: Pool, measure: str, progress: Any = None, choice: LabelChoice = HUMAN_CHOICE
+) -> ScoreTable:
     """One measure's per-topic values of every run against the pool's final labels
     (as `pool_scores`: -c, so every run has every judged topic): what a leaderboard
     and its pictures rest on. The request's is kept in the cache until the labels
@@ -61,27 +72,33 @@ def pool_score_table(*, pool: Pool, measure: str, progress: Any = None) -> Score
     result instead. NothingJudged before any final label, then NoRuns for a campaign
     without runs."""
     if progress is not None:
-        return _pool_score_table(pool, measure, progress)
-    key = f"score-table:{pool.pk}:{scores_version(pool, [measure])}"
+        return _pool_score_table(pool, measure, progress, choice)
+    key = f"score-table:{pool.pk}:{scores_version(pool, [measure], choice)}"
     table = cache.get(key)
     if table is None:
-        table = _table_of_job(pool, measure) or _pool_score_table(pool, measure)
+        table = _table_of_job(pool, measure, choice) or _pool_score_table(
+            pool, measure, None, choice
+        )
         cache.set(key, table, timeout=3600)
     return table
 
 
-def _table_of_job(pool: Pool, measure: str) -> ScoreTable | None:
+def _table_of_job(pool: Pool, measure: str, choice: LabelChoice) -> ScoreTable | None:
     """The table a leaderboard job made of the current labels, if one did: read back
     rather than scored again (the participants' leaderboard of a large pool)."""
-    spec = leaderboard_job(pool, measure)
+    spec = leaderboard_job(pool, measure, choice)
     job = job_latest(kind=spec["kind"], params=spec["params"])
     if job is None or job.state != Job.DONE:
         return None
     return ScoreTable.from_dict(job.result["table"])
 
 
-def _pool_score_table(pool: Pool, measure: str, progress: Any = None) -> ScoreTable:
-    report = pool_scores_report(pool=pool, measures=[measure], per_topic=True, progress=progress)
+def _pool_score_table(
+    pool: Pool, measure: str, progress: Any = None, choice: LabelChoice = HUMAN_CHOICE
+) -> ScoreTable:
+    report = pool_scores_report(
+        pool=pool, measures=[measure], per_topic=True, progress=progress, choice=choice
+    )
     return score_table_of(report, measure)
 
 
@@ -105,10 +122,14 @@ def score_table_of(report: PoolScores, measure: str) -> ScoreTable:
 
 
 def pool_leaderboard(
-    *, pool: Pool, measure: str, options: LeaderboardOptions
+    *,
+    pool: Pool,
+    measure: str,
+    options: LeaderboardOptions,
+    choice: LabelChoice = HUMAN_CHOICE,
 ) -> tuple[Leaderboard, ScoreTable]:
     """The leaderboard of the pool's runs by one measure, and the values it rests on."""
-    table = pool_score_table(pool=pool, measure=measure)
+    table = pool_score_table(pool=pool, measure=measure, choice=choice)
     return leaderboard_of(table, options), table
 
 
@@ -126,7 +147,9 @@ def leaderboard_of(table: ScoreTable, options: LeaderboardOptions) -> Leaderboar
         raise ScoringError(str(error)) from None
 
 
-def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[float]]:
+def pool_precision_recall(
+    *, pool: Pool, runs: list[str], choice: LabelChoice = HUMAN_CHOICE
+) -> dict[str, list[float]]:
     """Interpolated precision at the 11 recall levels, averaged over the judged
     topics (trec_eval's iprec_at_recall), for each chosen run; only those are
     scored (a run's scores do not depend on the others')."""
@@ -137,7 +160,9 @@ def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[floa
             f"choose at most {most}"
         )
     chosen = runs_tagged(pool, runs)
-    scores = pool_scores_report(pool=pool, measures=["iprec_at_recall"], runs=chosen).scores
+    scores = pool_scores_report(
+        pool=pool, measures=["iprec_at_recall"], runs=chosen, choice=choice
+    ).scores
     curves = {}
     for run in runs:
         mine = scores[scores["run_id"] == run].set_index("measure")["value"]
@@ -146,11 +171,12 @@ def pool_precision_recall(*, pool: Pool, runs: list[str]) -> dict[str, list[floa
 
 
 def pool_precision_recall_on_topic(
-    *, pool: Pool, runs: list[str], topic: str
+    *, pool: Pool, runs: list[str], topic: str, choice: LabelChoice = HUMAN_CHOICE
 ) -> dict[str, PrecisionRecall]:
     """Each chosen run's precision-recall curve at every recall level on one topic,
-    against the pool's final labels (relevant: a label of 1 or more), first 1000."""
-    labels = judging_selectors.final_labels(pool)
+    against the pool's final labels of `choice` (relevant: a label of 1 or more),
+    first 1000."""
+    labels = chosen_labels(pool, choice)
     topic_labels = labels[labels["query_id"] == topic]
     if topic_labels.empty:
         raise ScoringError(f"topic {topic!r} has no final label in this pool")

@@ -126,12 +126,19 @@ def options_from(data: dict[str, Any]) -> LeaderboardOptions:
 
 
 def release_refusal(
-    *, pool: Pool, measure: str, measures: Sequence[str] | None, labels: str
+    *,
+    pool: Pool,
+    measure: str,
+    measures: Sequence[str] | None,
+    labels: str,
+    machine: str | None = None,
 ) -> None:
     """Raise (ReleaseError, or NothingJudged) for a release that cannot be made, before
     a job is started for it; cheap."""
-    if labels not in selectors.LABEL_SOURCES:
-        raise ReleaseError(f"labels {labels!r}: one of {', '.join(selectors.LABEL_SOURCES)}")
+    try:
+        selectors.label_choice(pool, labels, machine)
+    except selectors.LabelChoiceError as error:
+        raise ReleaseError(str(error)) from None
     release_measures(measure, measures, sampled=pooling_selectors.pool_samples(pool))
     if not pool.campaign.runs.exists():
         raise NoRunToRelease(f"{pool.campaign.name} has no run to score")
@@ -145,6 +152,7 @@ def release_snapshot(
     measures: Sequence[str] | None = None,
     options: LeaderboardOptions | None = None,
     labels: str = selectors.HUMAN_LABELS,
+    machine: str | None = None,
     progress: Any = None,
 ) -> Snapshot:
     """Read the pool's labels once, write its qrels, score every run of the campaign
@@ -154,7 +162,7 @@ def release_snapshot(
     sampled = pooling_selectors.pool_samples(pool)
     chosen = release_measures(measure, measures, sampled=sampled)
     try:
-        state = selectors.pool_state(pool, labels=labels)
+        state = selectors.pool_state(pool, labels=labels, machine=machine)
     except ExportError as error:
         raise ReleaseError(str(error)) from None
     if state.labels.empty:
@@ -202,7 +210,9 @@ def release_snapshot(
         measure=measure,
         measures=chosen,
         options=options_of(options),
-        label_policy=export_selectors.label_policy(pool, labels),
+        label_policy=export_selectors.label_policy(
+            pool, state.choice.source, state.choice.machine or None
+        ),
         sampled=sampled,
         judged_topics=judged,
         left_out_topics=report.left_out,

@@ -11,19 +11,21 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 from django.conf import settings
-from django.db.models import F, Max
+from django.db.models import Exists, F, Max, OuterRef
 
 from judging import selectors as judging_selectors
 from judging.adaptive import adaptive_inclusion, is_adaptive
-from judging.models import Adjudication, JudgmentEvent
+from judging.core import label_sources
+from judging.models import Adjudication, JudgmentEvent, MachineAssessor, MachineJudgment
 from pooling import selectors as pooling_selectors
-from pooling.models import Pool, Run
+from pooling.models import Pool, PoolEntry, Run
 from scoring.core import exports
 from scoring.core.evaluation import evaluate
 from scoring.core.exports import ExportError
@@ -55,6 +57,7 @@ class PoolState:
     entries: pd.DataFrame
     aspects: tuple[str, ...]
     answers: dict[str, int]
+    choice: LabelChoice = field(default_factory=lambda: HUMAN_CHOICE)
 
     @property
     def format_problems(self) -> dict[str, str]:
@@ -63,17 +66,152 @@ class PoolState:
         )
 
 
-# Whose labels a qrels is made of: the assessors' (the pool's final labels under its
-# policy, adjudications first). Machine labels join here, as another choice.
-HUMAN_LABELS = "human"
-LABEL_SOURCES = (HUMAN_LABELS,)
+# Whose labels a qrels is made of (issue 25 item 6): the assessors' (the pool's final
+# labels under its policy, adjudications first), a machine's, or the assessors' with
+# the machine's filling the gaps. One definition, the pure core's.
+HUMAN_LABELS = label_sources.HUMAN
+LABEL_SOURCES = label_sources.LABEL_SOURCES
 
 
-def pool_state(pool: Pool, *, labels: str = HUMAN_LABELS) -> PoolState:
-    """What every qrels export of the pool is made from; `labels` one of LABEL_SOURCES
-    (ExportError for another)."""
-    if labels not in LABEL_SOURCES:
-        raise ExportError(f"labels {labels!r}: one of {', '.join(LABEL_SOURCES)}")
+class LabelChoiceError(ExportError):
+    """A label source or machine the pool cannot give: the request's mistake (400 / exit 2)."""
+
+
+@dataclass(frozen=True)
+class LabelChoice:
+    """Whose labels: `source` one of LABEL_SOURCES and, for a machine source, the
+    machine's name ("" for human). Made by `label_choice`, which checks both."""
+
+    source: str = HUMAN_LABELS
+    machine: str = ""
+
+    @property
+    def is_human(self) -> bool:
+        return self.source == HUMAN_LABELS
+
+    @property
+    def key(self) -> str:
+        """What cache and job keys carry: a machine's table is never served for human."""
+        return self.source if self.is_human else f"{self.source}:{self.machine}"
+
+    def params(self) -> dict[str, str]:
+        """The query parameters naming this choice (none for the default, human)."""
+        return {} if self.is_human else {"labels": self.source, "machine": self.machine}
+
+
+HUMAN_CHOICE = LabelChoice()
+
+
+def labelled_machines(pool: Pool) -> list[MachineAssessor]:
+    """The campaign's machines with labels on the pool's documents, by name."""
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    labelled = MachineJudgment.objects.filter(Exists(in_pool), machine=OuterRef("pk"))
+    return list(
+        MachineAssessor.objects.filter(campaign=pool.campaign_id)
+        .filter(Exists(labelled))
+        .select_related("account")
+        .order_by("name")
+    )
+
+
+def label_choice(pool: Pool, labels: str | None = None, machine: str | None = None) -> LabelChoice:
+    """The labels asked for: `labels` one of LABEL_SOURCES (None or "": human); with a
+    machine source, `machine` names one of the campaign's machines with labels on the
+    pool, or may be left out when exactly one has. LabelChoiceError naming the
+    choices otherwise. With labels human, `machine` is not read."""
+    source = labels or HUMAN_LABELS
+    try:
+        label_sources.label_source(source)
+    except ValueError as error:
+        raise LabelChoiceError(str(error)) from None
+    if source == HUMAN_LABELS:  # a machine named beside it (a page's form sends one) is unused
+        return HUMAN_CHOICE
+    names = [each.name for each in labelled_machines(pool)]
+    if not names:
+        raise LabelChoiceError(f"labels {source}: no machine has labels on pool {pool.pk}")
+    if not machine:
+        if len(names) == 1:
+            return LabelChoice(source, names[0])
+        raise LabelChoiceError(f"labels {source}: name the machine, one of {', '.join(names)}")
+    if machine not in names:
+        raise LabelChoiceError(
+            f"no machine {machine!r} with labels on pool {pool.pk}: one of {', '.join(names)}"
+        )
+    return LabelChoice(source, machine)
+
+
+def label_choice_of(pool: Pool, query: Any) -> LabelChoice:
+    """`label_choice` of a request's query (`labels`, `machine`)."""
+    return label_choice(pool, query.get("labels"), query.get("machine"))
+
+
+@dataclass(frozen=True)
+class LabelOffer:
+    """What a page offers of the label sources: the machines with labels on the
+    pool (none: the page shows human only, and says why) and the current choice."""
+
+    choice: LabelChoice
+    machines: list[str]
+    sources: tuple[str, ...] = LABEL_SOURCES
+
+    @property
+    def query(self) -> str:
+        """The choice as a query string for the page's links ("" for human)."""
+        from urllib.parse import urlencode
+
+        return urlencode(self.choice.params())
+
+
+def label_offer(pool: Pool, choice: LabelChoice = HUMAN_CHOICE) -> LabelOffer:
+    return LabelOffer(choice, [machine.name for machine in labelled_machines(pool)])
+
+
+def machine_final_labels(pool: Pool, machine: str, aspects: Sequence[str]) -> pd.DataFrame:
+    """One machine's labels of the pool in the shape of the final labels
+    (`judging.selectors.final_labels`): provenance "machine", the machine's account
+    as the assessor who decided it."""
+    from judging.machine_selectors import machine_labels_frame
+
+    assessor = MachineAssessor.objects.select_related("account").get(
+        campaign=pool.campaign_id, name=machine
+    )
+    frame = machine_labels_frame(pool, assessor)
+    who = (assessor.account.username,)
+    columns = ["query_id", "doc_id", "relevance", *aspects]
+    frame = frame[columns].copy()
+    frame["provenance"] = "machine"
+    frame["n_judgments"] = np.int64(1)
+    frame["assessors"] = [who] * len(frame)
+    frame["decided_by"] = [who] * len(frame)
+    frame["decided_at"] = ""
+    frame["reason"] = ""
+    return frame.astype({"n_judgments": "int64"}).reset_index(drop=True)
+
+
+def chosen_labels(
+    pool: Pool, choice: LabelChoice, human: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The final labels of `choice` (`label_sources.labels_for_source`); `human`: the
+    pool's final human labels when the caller has them already."""
+    human = judging_selectors.final_labels(pool) if human is None else human
+    if choice.is_human:
+        return human
+    machine = machine_final_labels(pool, choice.machine, pool.campaign.schema.aspect_ids)
+    return label_sources.labels_for_source(human, machine, choice.source)
+
+
+def pool_state(
+    pool: Pool,
+    *,
+    labels: str = HUMAN_LABELS,
+    machine: str | None = None,
+    human: pd.DataFrame | None = None,
+) -> PoolState:
+    """What every qrels export of the pool is made from; `labels` one of LABEL_SOURCES,
+    `machine` a machine's name for a machine source (`label_choice`; LabelChoiceError,
+    an ExportError, for what it refuses). `human`: the pool's final human labels, when
+    the caller read them already (a report on several label sources)."""
+    choice = label_choice(pool, labels, machine)
     entries = pooling_selectors.pool_entries_frame(pool)
     if is_adaptive(pool):
         # The probabilities of the draws so far, not of the build (judging.adaptive).
@@ -82,10 +220,11 @@ def pool_state(pool: Pool, *, labels: str = HUMAN_LABELS) -> PoolState:
         entries["inclusion_probability"] = [inclusion[key] for key in keys]
     return PoolState(
         pool=pool,
-        labels=judging_selectors.final_labels(pool),
+        labels=chosen_labels(pool, choice, human),
         entries=entries,
         aspects=pool.campaign.schema.aspect_ids,
         answers=pool_answers(pool),
+        choice=choice,
     )
 
 
@@ -114,9 +253,10 @@ def state_time(pool: Pool) -> str:
     return max(t for t in times if t is not None).isoformat(timespec="seconds")
 
 
-def state_version(pool: Pool) -> str:
+def state_version(pool: Pool, choice: LabelChoice = HUMAN_CHOICE) -> str:
     """Changes whenever the labels, the pool or the runs change (finer than
-    `state_time`, which is to the second)."""
+    `state_time`, which is to the second); with a machine's labels, whenever its
+    labels change too, and never equal to the human labels' version."""
     campaign = pool.campaign
     events = JudgmentEvent.objects.filter(topic__campaign=campaign).aggregate(n=Max("id"))["n"]
     decided = Adjudication.objects.filter(topic__campaign=campaign).aggregate(t=Max("decided_at"))
@@ -124,6 +264,11 @@ def state_version(pool: Pool) -> str:
     policy = json.dumps(judging_selectors.policy_of(pool).label_policy, sort_keys=True)
     changes = f"{pool.revisions.count()}:{pool.additions.count()}"
     version = f"{events}:{decided['t']}:{runs}:{changes}:{policy}"
+    if not choice.is_human:
+        machine = MachineJudgment.objects.filter(
+            machine__campaign=campaign, machine__name=choice.machine
+        ).aggregate(n=Max("id"), t=Max("updated_at"))
+        version += f":{choice.key}:{machine['n']}:{machine['t']}"
     return hashlib.sha256(version.encode()).hexdigest()[:20]
 
 
@@ -203,9 +348,10 @@ def runs_in_request(pool: Pool) -> int:
     return max(1, settings.WORKBENCH_SYNC_SCORING_CELLS // topics)
 
 
-def scores_version(pool: Pool, measures: list[str]) -> str:
-    """What a stored scoring was computed from: the labels' state and the measures."""
-    return f"{state_version(pool)}:{' '.join(measures)}"
+def scores_version(pool: Pool, measures: list[str], choice: LabelChoice = HUMAN_CHOICE) -> str:
+    """What a stored scoring was computed from: the labels' state (whose labels
+    included) and the measures."""
+    return f"{state_version(pool, choice)}:{' '.join(measures)}"
 
 
 def trec_measures(measures: list[str]) -> list[RequestedMeasure]:
@@ -230,7 +376,11 @@ def leaderboard_measure_name(measure: str) -> str:
 
 
 def pool_scores(
-    *, pool: Pool, measures: list[str] | None = None, per_topic: bool = False
+    *,
+    pool: Pool,
+    measures: list[str] | None = None,
+    per_topic: bool = False,
+    choice: LabelChoice | None = None,
 ) -> pd.DataFrame:
     """Every run of the campaign scored against the pool's current final labels.
 
@@ -238,7 +388,9 @@ def pool_scores(
     and for a sampled pool sample_eval's infAP and infNDCG from its strata.
     Columns: run_id, query_id ("all" for the means), measure, value.
     """
-    return pool_scores_report(pool=pool, measures=measures, per_topic=per_topic).scores
+    return pool_scores_report(
+        pool=pool, measures=measures, per_topic=per_topic, choice=choice or HUMAN_CHOICE
+    ).scores
 
 
 def pool_scores_report(
@@ -248,12 +400,15 @@ def pool_scores_report(
     per_topic: bool = False,
     runs: Sequence[Run] | None = None,
     progress: Any = None,
+    choice: LabelChoice = HUMAN_CHOICE,
+    human: pd.DataFrame | None = None,
 ) -> PoolScores:
     """`pool_scores`, with the topics the means are over and those left out; of
     `runs` only (a team's), when given: a run's scores do not depend on the others'.
     `progress` (a job's JobProgress) advances by one per run read, and one for
-    the scoring."""
-    state = pool_state(pool)
+    the scoring. `choice`: whose labels (`label_choice`; the humans' by default);
+    `human` as `pool_state`'s."""
+    state = pool_state(pool, labels=choice.source, machine=choice.machine or None, human=human)
     if state.labels.empty:
         raise NothingJudged("nothing is judged in this pool yet")
     requested = trec_measures(list(measures or DEFAULT_MEASURES))

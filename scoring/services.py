@@ -258,6 +258,7 @@ def release_create(
     measures: Sequence[str] | None = None,
     options: LeaderboardOptions | None = None,
     labels: str = selectors.HUMAN_LABELS,
+    machine: str | None = None,
     reason: str = "",
     released_by: Any = None,
     progress: Any = None,
@@ -275,6 +276,7 @@ def release_create(
         measures=measures,
         options=options,
         labels=labels,
+        machine=machine,
         progress=progress,
     )
     released_at = timezone.now()
@@ -380,6 +382,7 @@ def release_start(
     measures: Sequence[str] | None = None,
     options: LeaderboardOptions | None = None,
     labels: str = selectors.HUMAN_LABELS,
+    machine: str | None = None,
     reason: str = "",
     released_by: Any = None,
 ) -> Release | Job:
@@ -387,7 +390,7 @@ def release_start(
     (WORKBENCH_SYNC_SCORING_CELLS), else in a job (`jobs.release_make_start`).
     A request it cannot make is refused first (ReleaseError, NothingJudged)."""
     release_snapshot_selectors.release_refusal(
-        pool=pool, measure=measure, measures=measures, labels=labels
+        pool=pool, measure=measure, measures=measures, labels=labels, machine=machine
     )
     options = options or LeaderboardOptions()
     if selectors.scores_in_request(pool):
@@ -397,6 +400,7 @@ def release_start(
             measures=measures,
             options=options,
             labels=labels,
+            machine=machine,
             reason=reason,
             released_by=released_by,
         )
@@ -408,6 +412,7 @@ def release_start(
         measures=measures,
         options=options,
         labels=labels,
+        machine=machine,
         reason=reason,
         released_by=released_by,
     )

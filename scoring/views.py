@@ -24,7 +24,19 @@ def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse
     if fmt not in export_selectors.QRELS_FILES:
         raise Http404(f"no qrels format {fmt!r}")
     try:
-        file = export_selectors.qrels_file(pool=pool, fmt=fmt, two_aspect=request.GET.get("aspect"))
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        return HttpResponse(
+            f"Cannot export {fmt}: {error}\n", status=400, content_type="text/plain"
+        )
+    try:
+        file = export_selectors.qrels_file(
+            pool=pool,
+            fmt=fmt,
+            two_aspect=request.GET.get("aspect"),
+            labels=choice.source,
+            machine=choice.machine or None,
+        )
     except ExportError as error:
         return HttpResponse(
             f"Cannot export {fmt}: {error}\n", status=409, content_type="text/plain"
@@ -35,14 +47,22 @@ def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse
 
 @organiser_required
 def pool_qrels(request: HttpRequest, pool_id: int) -> HttpResponse:
-    """The pool's final labels in every layout the scorers read, and the bundle."""
+    """The pool's final labels in every layout the scorers read, and the bundle; of
+    the humans' labels, or (`?labels=&machine=`) a machine's or both."""
     pool = pool_or_404(pool_id)
+    status, error = 200, ""
+    try:
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as refused:
+        choice, status, error = selectors.HUMAN_CHOICE, 400, str(refused)
     context = {
         "pool": pool,
         "campaign": pool.campaign,
         "formats": export_selectors.qrels_format_choices(pool=pool),
+        "labels_offer": selectors.label_offer(pool, choice),
+        "error": error,
     }
-    return render(request, "scoring/pool_qrels.html", context)
+    return render(request, "scoring/pool_qrels.html", context, status=status)
 
 
 @organiser_required
@@ -54,8 +74,15 @@ def bundle_job(request: HttpRequest, pool_id: int) -> HttpResponse:
     if not form.is_valid():
         errors = "; ".join(e for errors in form.errors.values() for e in errors)
         return HttpResponse(f"Cannot export: {errors}\n", status=400, content_type="text/plain")
+    try:
+        choice = selectors.label_choice_of(pool, request.POST)
+    except selectors.LabelChoiceError as error:
+        return HttpResponse(f"Cannot export: {error}\n", status=400, content_type="text/plain")
     job = jobs.qrels_bundle_start(
-        pool=pool, formats=form.cleaned_data["formats"] or None, created_by=request.user
+        pool=pool,
+        formats=form.cleaned_data["formats"] or None,
+        created_by=request.user,
+        choice=choice,
     )
     return redirect("job_detail", job_id=job.pk)
 
@@ -65,7 +92,13 @@ def bundle_download(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = pool_or_404(pool_id)
     formats = request.GET.getlist("formats") or None  # None: what the pool can produce
     try:
-        data = export_selectors.qrels_bundle(pool=pool, formats=formats)
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        return HttpResponse(f"Cannot export: {error}\n", status=400, content_type="text/plain")
+    try:
+        data = export_selectors.qrels_bundle(
+            pool=pool, formats=formats, labels=choice.source, machine=choice.machine or None
+        )
     except ExportError as error:
         return HttpResponse(f"Cannot export: {error}\n", status=409, content_type="text/plain")
     return attachment(data, f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip", "application/zip")
@@ -79,7 +112,15 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     measures = text.split() if text else list(selectors.DEFAULT_MEASURES)
     context = {"pool": pool, "campaign": pool.campaign, "measures_text": " ".join(measures)}
     try:
-        report = background.pool_scores(request, pool=pool, measures=measures, context=context)
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        context |= {"error": str(error), "labels_offer": selectors.label_offer(pool)}
+        return render(request, "scoring/pool_scores.html", context, status=400)
+    context["labels_offer"] = selectors.label_offer(pool, choice)
+    try:
+        report = background.pool_scores(
+            request, pool=pool, measures=measures, context=context, choice=choice
+        )
     except selectors.NothingJudged as state:
         context["notice"] = f"{str(state).capitalize()}."
         return render(request, "scoring/pool_scores.html", context)
@@ -118,8 +159,11 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     if request.GET.get("download") == "tsv":
         rows = ([run, *values] for _, run, values, _ in context["rows"])
         data = tsv_text(["run_id", *columns], rows).encode()
+        whose = "" if choice.is_human else f"-{choice.source}-{choice.machine}"
         return attachment(
-            data, f"{pool.campaign.slug}-pool{pool.pk}-scores.tsv", "text/tab-separated-values"
+            data,
+            f"{pool.campaign.slug}-pool{pool.pk}-scores{whose}.tsv",
+            "text/tab-separated-values",
         )
     return render(request, "scoring/pool_scores.html", context)
 

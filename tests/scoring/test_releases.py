@@ -117,10 +117,12 @@ def test_a_release_stores_every_qrels_layout_and_its_files_with_their_sha256(jud
     assert manifest["pool"]["spec"] == pool.spec
 
 
-def test_only_human_labels_can_be_released_yet(judged):
+def test_machine_labels_are_refused_on_a_pool_no_machine_labelled(judged):
     _, _, pool = judged
-    with pytest.raises(release_selectors.ReleaseError, match="labels 'machine': one of human"):
+    with pytest.raises(release_selectors.ReleaseError, match="no machine has labels on pool"):
         make_release(pool, labels="machine")
+    with pytest.raises(release_selectors.ReleaseError, match="unknown label source 'robot'"):
+        make_release(pool, labels="robot")
     assert not Release.objects.exists()
 
 

@@ -120,6 +120,9 @@ CALLS = [
     Call("get", "/api/pools/{pool_id}/releases/{version}/files/{name}", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/reusability/", ORGANISERS, 404),
     Call("post", "/api/pools/{pool_id}/reusability/", ORGANISERS, 202),
+    # The world's machine has no label on the pool: an organiser's call gets to the 400.
+    Call("get", "/api/pools/{pool_id}/calibration/", ORGANISERS, 400),
+    Call("post", "/api/pools/{pool_id}/calibration/", ORGANISERS, 400),
     Call("get", "/api/campaigns/{task}/gold/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{task}/gold/", ORGANISERS, 400, multipart=True),
     Call("get", "/api/campaigns/{task}/submissions/", ORGANISERS, 200),
