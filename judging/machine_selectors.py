@@ -18,6 +18,19 @@ def machines_of(campaign: Campaign) -> list[MachineAssessor]:
     return list(MachineAssessor.objects.filter(campaign=campaign).select_related("account"))
 
 
+def machine_display_names(campaign: Campaign) -> dict[str, str]:
+    """Each machine account's username -> how pages name the machine among assessors:
+    "qwen (machine)", and "baseline (machine, lexical baseline)" for the baseline."""
+    return {
+        username: f"{name} (machine, lexical baseline)"
+        if kind == MachineAssessor.LEXICAL
+        else f"{name} (machine)"
+        for username, name, kind in MachineAssessor.objects.filter(campaign=campaign).values_list(
+            "account__username", "name", "kind"
+        )
+    }
+
+
 def machine_labels_frame(pool: Pool, machine: MachineAssessor | None = None) -> pd.DataFrame:
     """The machines' labels of the pool's entries, with the SAME columns as
     `judging.selectors.judgments_frame` so the two concatenate: assessor (the

@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
 from judging.core.overlap import OverlapPlan, OverlapPlanError
-from judging.forms import OverlapForm, PolicyForm
+from judging.forms import OverlapForm, PolicyForm, machines_option
 from judging.models import Assignment, PoolPolicy
 from pooling.models import Campaign, Pool
 from pooling.selectors import campaign_budget, pool_or_404
@@ -416,6 +416,8 @@ class PairAgreementSerializer(serializers.Serializer):
     query_id = serializers.CharField(allow_null=True)
     assessor_a = serializers.CharField()
     assessor_b = serializers.CharField()
+    is_machine_a = serializers.BooleanField(help_text="assessor_a is a machine assessor")
+    is_machine_b = serializers.BooleanField(help_text="assessor_b is a machine assessor")
     statistic = serializers.CharField()
     value = serializers.FloatField(allow_null=True, help_text="null where undefined")
     n_items = serializers.IntegerField()
@@ -445,7 +447,28 @@ class ConfusionSerializer(serializers.Serializer):
     )
 
 
+class RaterSerializer(serializers.Serializer):
+    assessor = serializers.CharField(help_text="the username (a machine's account)")
+    name = serializers.CharField(help_text='as pages show it: "qwen (machine)"')
+    is_machine = serializers.BooleanField()
+
+
+class HumanMachineSerializer(serializers.Serializer):
+    machine = serializers.CharField(help_text="the machine account's username")
+    name = serializers.CharField()
+    aspect = serializers.CharField()
+    values = serializers.ListField(child=serializers.IntegerField())
+    counts = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="counts[i][j]: documents whose human final label is values[i] and "
+        "machine label values[j]",
+    )
+    n = serializers.IntegerField(help_text="documents both labelled")
+
+
 class AgreementSerializer(serializers.Serializer):
+    machines = serializers.BooleanField(help_text="whether machine assessors take part")
+    raters = RaterSerializer(many=True, help_text="every assessor in the statistics")
     aspects = serializers.ListField(child=serializers.CharField())
     aspect = serializers.CharField()
     statistic = serializers.CharField()
@@ -454,7 +477,10 @@ class AgreementSerializer(serializers.Serializer):
     topic_groups = GroupAgreementSerializer(many=True, help_text="worst first")
     campaign_pairs = PairAgreementSerializer(many=True, help_text="worst first")
     topic_pairs = PairAgreementSerializer(many=True, help_text="worst first")
-    assessors = AssessorAgreementSerializer(many=True)
+    assessors = AssessorAgreementSerializer(many=True, help_text="humans only: the flagging")
+    human_machine = HumanMachineSerializer(
+        many=True, help_text="per machine and aspect: humans' final labels by machine labels"
+    )
     confusion = ConfusionSerializer(required=False, help_text="with ?a=&b=")
 
 
@@ -468,15 +494,21 @@ class PoolAgreementView(APIView):
             OpenApiParameter("a", str, description="with b: their confusion matrix"),
             OpenApiParameter("b", str),
             OpenApiParameter("topic", str, description="the confusion matrix of one topic"),
+            OpenApiParameter(
+                "machines",
+                str,
+                description="0 leaves machine assessors out; default: included when the "
+                "pool has machine labels",
+            ),
         ],
         responses={200: AgreementSerializer, 400: OpenApiResponse(description="Bad options.")},
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """Agreement per topic and per assessor pair, worst first (the agreement page)."""
         pool = pool_or_404(pool_id)
-        report = selectors.agreement_report(pool)
-        names = [a.name for a in report.aspects]
         params = request.query_params
+        report = selectors.agreement_report(pool, machines=machines_option(params.get("machines")))
+        names = [a.name for a in report.aspects]
         aspect = params.get("aspect") or names[0]
         statistic = params.get("statistic") or STATISTICS[0]
         problems = {}
@@ -487,7 +519,17 @@ class PoolAgreementView(APIView):
         if problems:
             raise serializers.ValidationError(problems)
         pairs, groups = report.pairs, report.groups
+        raters = sorted(set(report.labels["assessor"])) if len(report.labels) else []
         body: dict[str, Any] = {
+            "machines": bool(report.machines),
+            "raters": [
+                {
+                    "assessor": who,
+                    "name": report.display_name(who),
+                    "is_machine": report.is_machine(who),
+                }
+                for who in raters
+            ],
             "aspects": names,
             "aspect": aspect,
             "statistic": statistic,
@@ -496,9 +538,10 @@ class PoolAgreementView(APIView):
             "topic_groups": records(
                 _worst(groups, aspect, "krippendorff_alpha_nominal", scope="topic")
             ),
-            "campaign_pairs": records(_worst(pairs, aspect, statistic, scope="campaign")),
-            "topic_pairs": records(_worst(pairs, aspect, statistic, scope="topic")),
+            "campaign_pairs": _marked(report, _worst(pairs, aspect, statistic, scope="campaign")),
+            "topic_pairs": _marked(report, _worst(pairs, aspect, statistic, scope="topic")),
             "assessors": records(report.assessors),
+            "human_machine": selectors.human_machine_matrices(pool, report),
         }
         a, b = params.get("a"), params.get("b")
         if a and b:
@@ -520,6 +563,14 @@ class PoolAgreementView(APIView):
                 ],
             }
         return Response(AgreementSerializer(body).data)
+
+
+def _marked(report: Any, frame: Any) -> list[dict[str, Any]]:
+    rows = records(frame)
+    for row in rows:
+        row["is_machine_a"] = report.is_machine(row["assessor_a"])
+        row["is_machine_b"] = report.is_machine(row["assessor_b"])
+    return rows
 
 
 def _plain(value: Any) -> Any:
