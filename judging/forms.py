@@ -89,6 +89,13 @@ class PolicyForm(forms.Form):
         return [step.strip() for step in self.cleaned_data["policy"].split(",") if step.strip()]
 
 
+class MachineUseForm(forms.Form):
+    """How machines help the pool's assessors: queue order and post-edit."""
+
+    queue_order = forms.ChoiceField(choices=PoolPolicy.QUEUE_ORDERS)
+    post_edit = forms.BooleanField(required=False)
+
+
 def machines_option(value: str | None) -> bool | None:
     """The agreement page's and API's `?machines=`: absent or blank, machine assessors
     take part when the pool has their labels (None); else yes or no (`flags.truthy`)."""

@@ -675,6 +675,16 @@ class PolicySerializer(serializers.Serializer):
         help_text="In order, e.g. adjudicated, primary, majority, maximum.",
     )
     disagreement_mode = serializers.ChoiceField(choices=PoolPolicy.DISAGREEMENT_MODES)
+    queue_order = serializers.ChoiceField(
+        choices=PoolPolicy.QUEUE_ORDERS,
+        required=False,
+        help_text="machine_first: each queue starts with the documents no machine labelled or "
+        "whose machine samples disagree (not for adaptive pools); kept when left out",
+    )
+    post_edit = serializers.BooleanField(
+        required=False,
+        help_text="the judging page shows the machines' labels; kept when left out",
+    )
     overlap_spec = serializers.JSONField(read_only=True, allow_null=True)
 
 
@@ -686,6 +696,8 @@ class PoolPolicyView(APIView):
         return {
             "steps": policy.label_policy["steps"],
             "disagreement_mode": policy.disagreement_mode,
+            "queue_order": policy.queue_order,
+            "post_edit": policy.post_edit,
             "overlap_spec": policy.overlap_spec,
         }
 
@@ -716,5 +728,11 @@ class PoolPolicyView(APIView):
         except ValueError as error:
             return Response(
                 {"detail": f"Policy not changed: {error}"}, status=status.HTTP_400_BAD_REQUEST
+            )
+        if "queue_order" in data or "post_edit" in data:
+            policy = services.policy_machine_use_update(
+                pool=pool,
+                queue_order=data.get("queue_order", policy.queue_order),
+                post_edit=data.get("post_edit", policy.post_edit),
             )
         return Response(self._body(policy))

@@ -16,7 +16,13 @@ from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
 from judging.core.highlight import highlight_html, query_terms
 from judging.core.overlap import OverlapPlanError
-from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm, machines_option
+from judging.forms import (
+    HistoryLookupForm,
+    MachineUseForm,
+    OverlapForm,
+    PolicyForm,
+    machines_option,
+)
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
 from judging.status import campaign_status
 from pooling.models import Document, Pool, PoolEntry, Topic
@@ -285,6 +291,14 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
     """The queue of disagreements, and the stored policy that makes final labels."""
     pool = pool_or_404(pool_id)
     policy = selectors.policy_of(pool)
+    if request.method == "POST" and request.POST.get("form") == "machine_use":
+        use = MachineUseForm(request.POST)
+        if use.is_valid():
+            services.policy_machine_use_update(pool=pool, **use.cleaned_data)
+            messages.success(request, "Queue order and post-edit saved.")
+        else:
+            messages.error(request, f"Not changed: {use.errors.as_text()}")
+        return redirect("judging:pool_adjudication", pool.pk)
     if request.method == "POST":
         form = PolicyForm(request.POST)
         try:
@@ -322,6 +336,8 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
             "policy": policy,
             "policy_text": ", ".join(policy.label_policy["steps"]),
             "modes": PoolPolicy.DISAGREEMENT_MODES,
+            "queue_orders": PoolPolicy.QUEUE_ORDERS,
+            "adaptive": bool(pool.spec.get("strategy")),
             "items": items,
             "adjudicated": selectors.adjudicated_count(pool),
         },

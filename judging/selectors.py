@@ -308,6 +308,32 @@ def policy_of(pool: Pool) -> PoolPolicy:
     return PoolPolicy.objects.filter(pool=pool).first() or PoolPolicy(pool=pool)
 
 
+def machine_use_manifest(pool: Pool) -> dict[str, Any]:
+    """How machines helped the pool's assessors, for the export manifest: the queue
+    order, post-edit, and how many judgment changes were made with a machine label
+    shown (post-edit)."""
+    policy = policy_of(pool)
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    shown = JudgmentEvent.objects.filter(
+        Exists(in_pool), topic__campaign=pool.campaign, shown_machine_label__isnull=False
+    ).count()
+    adaptive = bool(pool.spec.get("strategy"))
+    return {
+        "queue_order": policy.queue_order,
+        "queue_order_applies": not adaptive,
+        "queue_order_note": (
+            "adaptive pool: its strategy chose the next document"
+            if adaptive
+            else "machine_first: each queue began with the documents no machine labelled or "
+            "whose machine samples disagreed"
+            if policy.queue_order == PoolPolicy.MACHINE_FIRST
+            else "the pool's presentation order"
+        ),
+        "post_edit": policy.post_edit,
+        "judgment_events_with_machine_label_shown": shown,
+    }
+
+
 def disagreements(pool: Pool) -> pd.DataFrame:
     """The adjudication queue under the pool's disagreement mode, worst first."""
     policy = policy_of(pool)
