@@ -34,9 +34,7 @@ def assignment():
     )[0]
 
 
-def test_post_edit_shows_the_machine_label_and_the_keys_still_judge(
-    page, live_server, assignment
-):
+def test_post_edit_shows_the_machine_label_and_the_keys_still_judge(page, live_server, assignment):
     log_in(page, live_server.url)
     page.get_by_role("link", name="Continue").click()
     page.get_by_text("Document 1 of 3").wait_for()

@@ -219,3 +219,16 @@ def test_the_export_manifest_records_queue_order_and_post_edit(assessor_client, 
     assert manifest["machine_use"]["queue_order"] == "machine_first"
     assert manifest["machine_use"]["post_edit"] is True
     assert manifest["machine_use"]["judgment_events_with_machine_label_shown"] == 1
+
+
+def test_the_document_history_shows_the_machine_label_shown(
+    client, assessor_client, organiser, setup
+):
+    pool, _, assignment = setup
+    services.policy_machine_use_update(pool=pool, queue_order="default", post_edit=True)
+    assessor_client.post(reverse("judging:judge", args=[assignment.pk, 1]), RELEVANT)
+    client.force_login(organiser)
+    url = reverse("judging:document_history", args=[assignment.topic.pk, "301-d0"])
+    page = client.get(url).content.decode()
+    assert "Machine label shown" in page
+    assert f"{MACHINE_NAME}: " in page
