@@ -232,3 +232,36 @@ def test_the_document_history_shows_the_machine_label_shown(
     page = client.get(url).content.decode()
     assert "Machine label shown" in page
     assert f"{MACHINE_NAME}: " in page
+
+
+def test_the_api_hands_out_the_same_next_document(assessor_client, setup):
+    pool, _, assignment = setup
+    url = reverse("api-assignment-next", args=[assignment.pk])
+    assert assessor_client.get(url).json()["docno"] == "301-d0"
+    services.policy_machine_use_update(pool=pool, queue_order="machine_first", post_edit=True)
+    body = assessor_client.get(url).json()
+    assert (body["docno"], body["position"]) == ("301-d1", 2)
+    assert_nothing_leaks(json.dumps(body), MACHINE_NAME, "test-model", "relevance")
+
+
+def test_machine_first_orders_an_overlap_queue_too(setup, assessor2):
+    from judging.core.overlap import OverlapSpec
+    from judging.models import Assignment
+
+    pool, _, assignment = setup
+    services.assignments_create(
+        pool=pool, topics=pool.campaign.topics.filter(topic_id="302"), assessors=[assessor2]
+    )
+    services.overlap_assign(
+        pool=pool,
+        spec=OverlapSpec(k=2, fraction=1.0, seed=1),
+        assessors=[assignment.assessor, assessor2],
+    )
+    overlap = Assignment.objects.get(
+        assessor=assessor2, kind=Assignment.OVERLAP, topic__topic_id="301"
+    )
+    in_queue = list(overlap.queue().values_list("docno", flat=True))
+    services.policy_machine_use_update(pool=pool, queue_order="machine_first", post_edit=False)
+    order = order_of_work(overlap)
+    unsettled = [d for d in in_queue if d in {"301-d1", "301-d2", "301-d4"}]
+    assert order == unsettled + [d for d in in_queue if d not in unsettled]
