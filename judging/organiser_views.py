@@ -25,9 +25,9 @@ from judging.forms import (
 )
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
 from judging.status import campaign_status
+from pooling.errors import OverBudget
 from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget, count_without_text, pool_or_404
-from pooling.services import OverBudget
 from workbench.core.label_schema import LabelError
 from workbench.http import ids_of
 from workbench.roles import organiser_required

@@ -32,10 +32,10 @@ from judging.models import (
     OverlapItem,
     PoolPolicy,
 )
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.models import Campaign, Pool, PoolEntry, Topic
+from pooling.pool_services import budget_check
 from pooling.selectors import pool_entries_frame
-from pooling.services import budget_check
 from workbench.core.label_schema import LabelSchema
 from workbench.core.problems import InputError
 
@@ -559,7 +559,7 @@ def judgments_import(
     `create_assessors`, which makes accounts that cannot log in until an
     organiser sets a password. With `make_pool`, the same transaction makes
     the pool of every (topic, docno) the rows judge
-    (`pooling.services.pool_from_judged`), so that judgments loaded from a
+    (`pooling.pool_services.pool_from_judged`), so that judgments loaded from a
     published qrels file can be adjudicated, exported and scored; if the pool
     cannot be made, nothing is stored.
     """
@@ -638,7 +638,7 @@ def judgments_import(
             pairs = pd.DataFrame(
                 [(row.topic_id, row.docno) for row in every_row], columns=["query_id", "doc_id"]
             )
-            pool = pooling_services.pool_from_judged(
+            pool = pool_services.pool_from_judged(
                 campaign=campaign, pairs=pairs, name=make_pool.name, source=make_pool.source
             )
     return JudgmentImportResult(

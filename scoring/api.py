@@ -14,7 +14,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pooling.selectors import pool_or_404
-from scoring import background, jobs, selectors
+from scoring import (
+    background,
+    export_selectors,
+    jobs,
+    leaderboard_selectors,
+    reusability_selectors,
+    selectors,
+)
 from scoring.core.analysis.corrections import CORRECTIONS
 from scoring.core.analysis.render import to_json
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, ExportError
@@ -115,7 +122,7 @@ class QrelsFormatsView(APIView):
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """The qrels formats, and which of them this pool can produce."""
-        choices = selectors.qrels_format_choices(pool=pool_or_404(pool_id))
+        choices = export_selectors.qrels_format_choices(pool=pool_or_404(pool_id))
         return Response([asdict(choice) | {"available": choice.available} for choice in choices])
 
 
@@ -132,10 +139,10 @@ class QrelsView(APIView):
     )
     def get(self, request: Request, pool_id: int, fmt: str) -> Response:
         pool = pool_or_404(pool_id)
-        if fmt not in selectors.QRELS_FILES:
+        if fmt not in export_selectors.QRELS_FILES:
             raise Http404(f"no qrels format {fmt!r}")
         try:
-            file = selectors.qrels_file(
+            file = export_selectors.qrels_file(
                 pool=pool, fmt=fmt, two_aspect=request.query_params.get("aspect")
             )
         except ExportError as error:
@@ -165,7 +172,7 @@ class BundleView(APIView):
         pool = pool_or_404(pool_id)
         formats = request.query_params.getlist("formats") or None  # what the pool can produce
         try:
-            data = selectors.qrels_bundle(pool=pool, formats=formats)
+            data = export_selectors.qrels_bundle(pool=pool, formats=formats)
         except ExportError as error:
             return Response({"detail": str(error)}, status=409)
         return attachment(data, f"pool{pool.pk}-qrels.zip", "application/zip")
@@ -271,10 +278,12 @@ class LeaderboardView(APIView):
                 context,
                 "leaderboard",
                 table,
-                lambda scored: Response(to_json(selectors.leaderboard_of(scored, options))),
+                lambda scored: Response(
+                    to_json(leaderboard_selectors.leaderboard_of(scored, options))
+                ),
             )
         except selectors.NoRuns as state:
-            empty = selectors.empty_leaderboard(form.cleaned_data["measure"], options)
+            empty = leaderboard_selectors.empty_leaderboard(form.cleaned_data["measure"], options)
             return Response({**to_json(empty), "detail": str(state)})
         except selectors.NothingJudged as state:
             return Response({"detail": str(state)}, status=409)
@@ -336,15 +345,17 @@ class ReusabilityView(APIView):
         """The pool, the measure, and the newest job on the current labels, or the
         refusal (400 for a measure or pool it cannot be made for, 409 unjudged)."""
         pool = pool_or_404(pool_id)
-        measure = request.query_params.get("measure") or selectors.reusability_default_measure(pool)
+        measure = request.query_params.get(
+            "measure"
+        ) or reusability_selectors.reusability_default_measure(pool)
         try:
-            selectors.reusability_measure(measure, pool=pool)
-            selectors.reusability_refusal(pool)
+            reusability_selectors.reusability_measure(measure, pool=pool)
+            reusability_selectors.reusability_refusal(pool)
         except selectors.NothingJudged as state:
             return pool, measure, Response({"detail": str(state)}, status=409)
         except selectors.ScoringError as error:
             return pool, measure, Response({"detail": str(error)}, status=400)
-        return pool, measure, selectors.reusability_job(pool, measure)
+        return pool, measure, reusability_selectors.reusability_job(pool, measure)
 
 
 class StrategyReplayView(APIView):

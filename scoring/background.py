@@ -10,7 +10,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from pooling.models import Campaign, Pool
-from scoring import jobs, selectors, task_selectors
+from scoring import jobs, leaderboard_selectors, selectors, task_selectors
 from scoring.core.analysis.leaderboard import ScoreTable
 from scoring.core.tasks.subtasks import Scores, Subtask
 from scoring.models import TaskSubmission
@@ -98,8 +98,8 @@ def leaderboard_table(
     one the table a job stored on the current labels, or None (`job_result`)."""
     selectors.leaderboard_measure_name(measure)  # the request's mistake, not a failed job
     if selectors.scores_in_request(pool):
-        return selectors.pool_score_table(pool=pool, measure=measure)
-    spec = selectors.leaderboard_job(pool, measure)
+        return leaderboard_selectors.pool_score_table(pool=pool, measure=measure)
+    spec = leaderboard_selectors.leaderboard_job(pool, measure)
     result = job_result(request, pool=pool, context=context, **spec)
     return None if result is None else ScoreTable.from_dict(result["table"])
 

@@ -16,7 +16,8 @@ from scoring.core.exports import FORMATS
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME
-from scoring.selectors import DEFAULT_MEASURES, HUMAN_LABELS, LABEL_SOURCES, STABILITY_MEASURES
+from scoring.selectors import DEFAULT_MEASURES, HUMAN_LABELS, LABEL_SOURCES
+from scoring.stability_selectors import STABILITY_MEASURES
 
 
 class StabilityForm(forms.Form):

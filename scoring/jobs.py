@@ -11,7 +11,15 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from pooling.models import Campaign, Pool
-from scoring import release_selectors, selectors, services, task_selectors
+from scoring import (
+    export_selectors,
+    leaderboard_selectors,
+    release_snapshot_selectors,
+    reusability_selectors,
+    selectors,
+    services,
+    task_selectors,
+)
 from scoring.core.analysis import reusability_render
 from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.tasks import subtasks
@@ -26,7 +34,7 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
     progress(done=0, total=1)
-    data = selectors.qrels_bundle(pool=pool, formats=params.get("formats"))
+    data = export_selectors.qrels_bundle(pool=pool, formats=params.get("formats"))
     name = f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip"
     # Run again (its worker stopped after writing), the job writes the same file.
     path = f"exports/job-{job.pk}/{name}"
@@ -66,14 +74,16 @@ def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 
 def pool_leaderboard(job: Job, progress: JobProgress) -> dict[str, Any]:
-    """Score a large pool's leaderboard: params as `selectors.leaderboard_job`, by
+    """Score a large pool's leaderboard: params as `leaderboard_selectors.leaderboard_job`, by
     which the page, its pictures and the API find it again. The result holds the
     measure's per-topic values of every run (`ScoreTable.to_dict`); the tests and
     intervals are worked out from it on each request, with its options. A
     failure stores nothing: the result is written only when the job is done."""
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
-    table = selectors.pool_score_table(pool=pool, measure=params["measure"], progress=progress)
+    table = leaderboard_selectors.pool_score_table(
+        pool=pool, measure=params["measure"], progress=progress
+    )
     progress.note(
         f"{table.measure}: {len(table.runs)} runs scored over {len(table.topics)} judged topics"
     )
@@ -81,12 +91,14 @@ def pool_leaderboard(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 
 def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
-    """The pool's reusability report: params as `selectors.reusability_params`,
+    """The pool's reusability report: params as `reusability_selectors.reusability_params`,
     by which the page and API find it again. The result holds the report's JSON
     (`reusability_render.to_json`)."""
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
-    report = selectors.pool_reusability(pool=pool, measure=params["measure"], progress=progress)
+    report = reusability_selectors.pool_reusability(
+        pool=pool, measure=params["measure"], progress=progress
+    )
     progress.note(
         f"{len(report.runs)} runs left out in turn over {len(report.topics)} judged topics"
     )
@@ -95,11 +107,11 @@ def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 def reusability_start(*, pool: Pool, measure: str, user: Any) -> Job:
     """Queue the report of the pool's current labels, unless a job is at it or done
-    with it already (found again by `selectors.reusability_job`)."""
+    with it already (found again by `reusability_selectors.reusability_job`)."""
     return job_start_once(
         kind=pool_reusability,
         title=f"Reusability of pool {pool.pk} ({measure})",
-        params=selectors.reusability_params(pool, measure),
+        params=reusability_selectors.reusability_params(pool, measure),
         campaign=pool.campaign,
         created_by=user,
     )
@@ -161,7 +173,7 @@ def release_make(job: Job, progress: JobProgress) -> dict[str, Any]:
         pool=pool,
         measure=params["measure"],
         measures=params.get("measures"),
-        options=release_selectors.options_from(params["options"]),
+        options=release_snapshot_selectors.options_from(params["options"]),
         labels=params.get("labels", "human"),
         reason=params.get("reason", ""),
         released_by=job.created_by,
@@ -205,7 +217,7 @@ def release_make_start(
             "pool": pool.pk,
             "measure": measure,
             "measures": list(measures) if measures else None,
-            "options": release_selectors.options_of(options),
+            "options": release_snapshot_selectors.options_of(options),
             "labels": labels,
             "reason": reason,
         },

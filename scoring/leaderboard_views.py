@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from pooling.models import Pool
 from pooling.selectors import pool_or_404
-from scoring import background, selectors
+from scoring import background, leaderboard_selectors, selectors
 from scoring.core import plots
 from scoring.core.analysis import render as board_render
 from scoring.core.analysis.leaderboard import Leaderboard, ScoreTable
@@ -58,7 +58,7 @@ def _board(
         table = background.leaderboard_table(request, pool=pool, measure=measure, context=context)
         if table is None:
             return None
-        return selectors.leaderboard_of(table, form.leaderboard_options()), table
+        return leaderboard_selectors.leaderboard_of(table, form.leaderboard_options()), table
     except selectors.NoRuns:
         raise _Unavailable(
             "No runs yet: the campaign has no run to rank. The leaderboard appears once "
@@ -221,9 +221,11 @@ def _plot(
         case "pr-topic":
             runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
             topic = request.GET.get("topic") or board.topics[0]
-            on_topic = selectors.pool_precision_recall_on_topic(pool=pool, runs=runs, topic=topic)
+            on_topic = leaderboard_selectors.pool_precision_recall_on_topic(
+                pool=pool, runs=runs, topic=topic
+            )
             return plots.precision_recall_on_topic(on_topic, topic)
         case _:
             runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
-            curves = selectors.pool_precision_recall(pool=pool, runs=runs)
-            return plots.precision_recall(curves, selectors.RECALL_LEVELS)
+            curves = leaderboard_selectors.pool_precision_recall(pool=pool, runs=runs)
+            return plots.precision_recall(curves, leaderboard_selectors.RECALL_LEVELS)

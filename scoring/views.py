@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling.selectors import pool_or_404
-from scoring import background, jobs, selectors
+from scoring import background, export_selectors, jobs, selectors, stability_selectors
 from scoring.core.exports import ExportError
 from scoring.core.measures.catalog import TREC, MeasureError
 from scoring.core.measures.params import ParamError
@@ -21,10 +21,10 @@ from workbench.roles import organiser_required
 @organiser_required
 def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
-    if fmt not in selectors.QRELS_FILES:
+    if fmt not in export_selectors.QRELS_FILES:
         raise Http404(f"no qrels format {fmt!r}")
     try:
-        file = selectors.qrels_file(pool=pool, fmt=fmt, two_aspect=request.GET.get("aspect"))
+        file = export_selectors.qrels_file(pool=pool, fmt=fmt, two_aspect=request.GET.get("aspect"))
     except ExportError as error:
         return HttpResponse(
             f"Cannot export {fmt}: {error}\n", status=409, content_type="text/plain"
@@ -40,7 +40,7 @@ def pool_qrels(request: HttpRequest, pool_id: int) -> HttpResponse:
     context = {
         "pool": pool,
         "campaign": pool.campaign,
-        "formats": selectors.qrels_format_choices(pool=pool),
+        "formats": export_selectors.qrels_format_choices(pool=pool),
     }
     return render(request, "scoring/pool_qrels.html", context)
 
@@ -65,7 +65,7 @@ def bundle_download(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = pool_or_404(pool_id)
     formats = request.GET.getlist("formats") or None  # None: what the pool can produce
     try:
-        data = selectors.qrels_bundle(pool=pool, formats=formats)
+        data = export_selectors.qrels_bundle(pool=pool, formats=formats)
     except ExportError as error:
         return HttpResponse(f"Cannot export: {error}\n", status=409, content_type="text/plain")
     return attachment(data, f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip", "application/zip")
@@ -156,7 +156,7 @@ def pool_stability(request: HttpRequest, pool_id: int) -> HttpResponse:
         context["error"] = "; ".join(e for errors in form.errors.values() for e in errors)
     else:
         try:
-            report = selectors.pool_ranking_stability(pool=pool, measure=measure)
+            report = stability_selectors.pool_ranking_stability(pool=pool, measure=measure)
         except selectors.NothingJudged as state:
             context["notice"] = f"{str(state).capitalize()}."
         else:
@@ -167,7 +167,7 @@ def pool_stability(request: HttpRequest, pool_id: int) -> HttpResponse:
     return render(request, template, context, status=400 if form.errors else 200)
 
 
-def _stability_context(report: selectors.StabilityReport) -> dict:
+def _stability_context(report: stability_selectors.StabilityReport) -> dict:
     stability = report.stability
     now = stability.now.scores
     middle = stability.checkpoints[len(stability.checkpoints) // 2]

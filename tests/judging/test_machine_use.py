@@ -207,7 +207,7 @@ def test_the_policy_api_sets_and_keeps_queue_order_and_post_edit(client, organis
 
 
 def test_the_export_manifest_records_queue_order_and_post_edit(assessor_client, setup):
-    from scoring import selectors as scoring_selectors
+    from scoring import export_selectors as scoring_selectors
 
     pool, _, assignment = setup
     services.policy_machine_use_update(pool=pool, queue_order="machine_first", post_edit=True)

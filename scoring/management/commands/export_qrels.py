@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import CommandError, CommandParser
 
 from pooling.models import Pool
-from scoring import selectors
+from scoring import export_selectors
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
 from workbench.commands import WorkbenchCommand
 from workbench.core.streams import quiet_on_closed_stdout
@@ -43,13 +43,13 @@ class Command(WorkbenchCommand):
             if options["bundle"]:
                 chosen = options["formats"]
                 formats = None if chosen is None else [f.strip() for f in chosen.split(",")]
-                data = selectors.qrels_bundle(
+                data = export_selectors.qrels_bundle(
                     pool=pool, formats=formats, two_aspect=options["aspect"]
                 )
                 options["bundle"].write_bytes(data)
                 self.stderr.write(f"wrote {options['bundle']} ({len(data):,} bytes)")
                 return
-            files = selectors.qrels_export(
+            files = export_selectors.qrels_export(
                 pool=pool, fmt=options["format"], two_aspect=options["aspect"]
             )
         except ExportError as error:
