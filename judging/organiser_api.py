@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
 from judging.core.overlap import OverlapPlan, OverlapPlanError
-from judging.forms import OverlapForm, PolicyForm
+from judging.forms import OverlapForm, PolicyForm, machines_option
 from judging.models import Assignment, PoolPolicy
 from judging.organiser_serializers import (
     AdjudicationInputSerializer,
@@ -322,15 +322,21 @@ class PoolAgreementView(APIView):
             OpenApiParameter("a", str, description="with b: their confusion matrix"),
             OpenApiParameter("b", str),
             OpenApiParameter("topic", str, description="the confusion matrix of one topic"),
+            OpenApiParameter(
+                "machines",
+                str,
+                description="0 leaves machine assessors out; default: included when the "
+                "pool has machine labels",
+            ),
         ],
         responses={200: AgreementSerializer, 400: OpenApiResponse(description="Bad options.")},
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """Agreement per topic and per assessor pair, worst first (the agreement page)."""
         pool = pool_or_404(pool_id)
-        report = selectors.agreement_report(pool)
-        names = [a.name for a in report.aspects]
         params = request.query_params
+        report = selectors.agreement_report(pool, machines=machines_option(params.get("machines")))
+        names = [a.name for a in report.aspects]
         aspect = params.get("aspect") or names[0]
         statistic = params.get("statistic") or STATISTICS[0]
         problems = {}
@@ -341,7 +347,17 @@ class PoolAgreementView(APIView):
         if problems:
             raise serializers.ValidationError(problems)
         pairs, groups = report.pairs, report.groups
+        raters = sorted(set(report.labels["assessor"])) if len(report.labels) else []
         body: dict[str, Any] = {
+            "machines": bool(report.machines),
+            "raters": [
+                {
+                    "assessor": who,
+                    "name": report.display_name(who),
+                    "is_machine": report.is_machine(who),
+                }
+                for who in raters
+            ],
             "aspects": names,
             "aspect": aspect,
             "statistic": statistic,
@@ -350,9 +366,10 @@ class PoolAgreementView(APIView):
             "topic_groups": records(
                 _worst(groups, aspect, "krippendorff_alpha_nominal", scope="topic")
             ),
-            "campaign_pairs": records(_worst(pairs, aspect, statistic, scope="campaign")),
-            "topic_pairs": records(_worst(pairs, aspect, statistic, scope="topic")),
+            "campaign_pairs": _marked(report, _worst(pairs, aspect, statistic, scope="campaign")),
+            "topic_pairs": _marked(report, _worst(pairs, aspect, statistic, scope="topic")),
             "assessors": records(report.assessors),
+            "human_machine": selectors.human_machine_matrices(pool, report),
         }
         a, b = params.get("a"), params.get("b")
         if a and b:
@@ -374,6 +391,14 @@ class PoolAgreementView(APIView):
                 ],
             }
         return Response(AgreementSerializer(body).data)
+
+
+def _marked(report: Any, frame: Any) -> list[dict[str, Any]]:
+    rows = records(frame)
+    for row in rows:
+        row["is_machine_a"] = report.is_machine(row["assessor_a"])
+        row["is_machine_b"] = report.is_machine(row["assessor_b"])
+    return rows
 
 
 def _plain(value: Any) -> Any:
@@ -449,6 +474,8 @@ class PoolPolicyView(APIView):
         return {
             "steps": policy.label_policy["steps"],
             "disagreement_mode": policy.disagreement_mode,
+            "queue_order": policy.queue_order,
+            "post_edit": policy.post_edit,
             "overlap_spec": policy.overlap_spec,
         }
 
@@ -479,5 +506,11 @@ class PoolPolicyView(APIView):
         except ValueError as error:
             return Response(
                 {"detail": f"Policy not changed: {error}"}, status=status.HTTP_400_BAD_REQUEST
+            )
+        if "queue_order" in data or "post_edit" in data:
+            policy = services.policy_machine_use_update(
+                pool=pool,
+                queue_order=data.get("queue_order", policy.queue_order),
+                post_edit=data.get("post_edit", policy.post_edit),
             )
         return Response(self._body(policy))

@@ -127,6 +127,8 @@ class PairAgreementSerializer(serializers.Serializer):
     query_id = serializers.CharField(allow_null=True)
     assessor_a = serializers.CharField()
     assessor_b = serializers.CharField()
+    is_machine_a = serializers.BooleanField(help_text="assessor_a is a machine assessor")
+    is_machine_b = serializers.BooleanField(help_text="assessor_b is a machine assessor")
     statistic = serializers.CharField()
     value = serializers.FloatField(allow_null=True, help_text="null where undefined")
     n_items = serializers.IntegerField()
@@ -156,7 +158,28 @@ class ConfusionSerializer(serializers.Serializer):
     )
 
 
+class RaterSerializer(serializers.Serializer):
+    assessor = serializers.CharField(help_text="the username (a machine's account)")
+    name = serializers.CharField(help_text='as pages show it: "qwen (machine)"')
+    is_machine = serializers.BooleanField()
+
+
+class HumanMachineSerializer(serializers.Serializer):
+    machine = serializers.CharField(help_text="the machine account's username")
+    name = serializers.CharField()
+    aspect = serializers.CharField()
+    values = serializers.ListField(child=serializers.IntegerField())
+    counts = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="counts[i][j]: documents whose human final label is values[i] and "
+        "machine label values[j]",
+    )
+    n = serializers.IntegerField(help_text="documents both labelled")
+
+
 class AgreementSerializer(serializers.Serializer):
+    machines = serializers.BooleanField(help_text="whether machine assessors take part")
+    raters = RaterSerializer(many=True, help_text="every assessor in the statistics")
     aspects = serializers.ListField(child=serializers.CharField())
     aspect = serializers.CharField()
     statistic = serializers.CharField()
@@ -165,7 +188,10 @@ class AgreementSerializer(serializers.Serializer):
     topic_groups = GroupAgreementSerializer(many=True, help_text="worst first")
     campaign_pairs = PairAgreementSerializer(many=True, help_text="worst first")
     topic_pairs = PairAgreementSerializer(many=True, help_text="worst first")
-    assessors = AssessorAgreementSerializer(many=True)
+    assessors = AssessorAgreementSerializer(many=True, help_text="humans only: the flagging")
+    human_machine = HumanMachineSerializer(
+        many=True, help_text="per machine and aspect: humans' final labels by machine labels"
+    )
     confusion = ConfusionSerializer(required=False, help_text="with ?a=&b=")
 
 
@@ -206,4 +232,14 @@ class PolicySerializer(serializers.Serializer):
         help_text="In order, e.g. adjudicated, primary, majority, maximum.",
     )
     disagreement_mode = serializers.ChoiceField(choices=PoolPolicy.DISAGREEMENT_MODES)
+    queue_order = serializers.ChoiceField(
+        choices=PoolPolicy.QUEUE_ORDERS,
+        required=False,
+        help_text="machine_first: each queue starts with the documents no machine labelled or "
+        "whose machine samples disagree (not for adaptive pools); kept when left out",
+    )
+    post_edit = serializers.BooleanField(
+        required=False,
+        help_text="the judging page shows the machines' labels; kept when left out",
+    )
     overlap_spec = serializers.JSONField(read_only=True, allow_null=True)

@@ -168,8 +168,12 @@ def judgment_record(
     aspects: dict[str, Any],
     seconds: float = 0.0,
     schema: LabelSchema | None = None,
+    shown_machine_label: dict[str, Any] | None = None,
 ) -> Judgment:
     """Create or change one judgment, appending an event when the labels change.
+
+    `shown_machine_label`: with post-edit on, the machine labels the judging page
+    showed the assessor (`machine_selectors.post_edit_labels`), kept on the event.
 
     Saving the labels a judgment already has changes nothing (a double submit,
     a retried request or a repeated PUT is idempotent): no event, and no time
@@ -200,7 +204,7 @@ def judgment_record(
                 judgment = _locked(assessor, topic, docno)
                 assert judgment is not None
             else:
-                _log(judgment, JudgmentEvent.CREATE, None, new_labels, spent)
+                _log(judgment, JudgmentEvent.CREATE, None, new_labels, spent, shown_machine_label)
                 # Judged after all: no longer set aside (the note itself stays).
                 DocumentNote.objects.filter(assessor=assessor, topic=topic, docno=docno).exclude(
                     cannot_judge=""
@@ -212,7 +216,7 @@ def judgment_record(
         judgment.seconds += spent
         judgment.relevance, judgment.aspects = rel, cleaned
         judgment.save(update_fields=["relevance", "aspects", "seconds", "updated_at"])
-        _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
+        _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent, shown_machine_label)
     return judgment
 
 
@@ -350,6 +354,7 @@ def _log(
     old: dict[str, Any] | None,
     new: dict[str, Any] | None,
     seconds: float,
+    shown_machine_label: dict[str, Any] | None = None,
 ) -> None:
     JudgmentEvent.objects.create(
         assessor_id=judgment.assessor_id,
@@ -359,6 +364,7 @@ def _log(
         old=old,
         new=new,
         seconds=seconds,
+        shown_machine_label=shown_machine_label,
     )
 
 
@@ -379,6 +385,19 @@ def policy_update(*, pool: Pool, steps: Sequence[str], disagreement_mode: str) -
     policy, _ = PoolPolicy.objects.update_or_create(
         pool=pool,
         defaults={"label_policy": label_policy, "disagreement_mode": disagreement_mode},
+    )
+    return policy
+
+
+def policy_machine_use_update(*, pool: Pool, queue_order: str, post_edit: bool) -> PoolPolicy:
+    """Set how machines help the pool's assessors: the queue order ("default" or
+    "machine_first") and post-edit (the judging page shows the machines' labels).
+    Raises ValueError for an unknown order, and stores nothing then."""
+    if queue_order not in dict(PoolPolicy.QUEUE_ORDERS):
+        orders = ", ".join(dict(PoolPolicy.QUEUE_ORDERS))
+        raise ValueError(f"queue order must be one of {orders}, not {queue_order!r}")
+    policy, _ = PoolPolicy.objects.update_or_create(
+        pool=pool, defaults={"queue_order": queue_order, "post_edit": bool(post_edit)}
     )
     return policy
 

@@ -252,9 +252,10 @@ def export_manifest(
         "label_policy": policy.label_policy,
         "disagreement_mode": policy.disagreement_mode,
         "labels": label_policy(pool, state.choice.source, state.choice.machine or None),
+        "machine_use": judging_selectors.machine_use_manifest(pool),
         "formats": {fmt: FORMATS[fmt].description for fmt in formats},
         "counts": _counts(state),
-        "agreement": judging_selectors.agreement_report(pool).summary(),
+        "agreement": judging_selectors.agreement_report(pool, machines=False).summary(),
         "runs": [
             {"tag": run.tag, "file": run.original_name, "sha256": run.sha256}
             for run in pool.runs.order_by("tag")
