@@ -152,6 +152,10 @@ class DemoDocument:
     text: str
     topic_id: str | None  # the topic it was written about, None when off-topic
     relevance: int  # how relevant the generator meant it to be (0, 1, 2)
+    # What it says of the treatment (the schema's effectiveness grade, None when it
+    # says nothing) and whether it is written credibly: the demo's human labels.
+    effectiveness: int | None = None
+    credible: bool = False
 
 
 def topics_jsonl() -> bytes:
@@ -202,7 +206,20 @@ def _topic_document(topic: DemoTopic, number: int, rng: random.Random) -> DemoDo
     if stance == "none":
         title = f"What to know about {topic.condition}"
     relevance = 0 if stance == "none" else (2 if credible and stance != "inconclusive" else 1)
-    return DemoDocument(_docno(number), title, " ".join(sentences), topic.topic_id, relevance)
+    effectiveness = _EFFECTIVENESS.get(stance)
+    return DemoDocument(
+        _docno(number),
+        title,
+        " ".join(sentences),
+        topic.topic_id,
+        relevance,
+        effectiveness,
+        credible,
+    )
+
+
+# The schema's effectiveness grades for what a document says of the treatment.
+_EFFECTIVENESS = {"ineffective": 1, "inconclusive": 2, "effective": 3}
 
 
 def documents_jsonl() -> bytes:

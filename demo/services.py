@@ -13,6 +13,7 @@ from demo import answer_content
 from demo import content as demo_content
 from judging import answer_services, machine_services
 from judging import services as judging_services
+from judging.core.judgment_files import ImportedJudgment
 from judging.core.nugget_files import NuggetText
 from judging.core.overlap import OverlapSpec
 from pooling import answer_services as answer_run_services
@@ -42,6 +43,8 @@ DEMO_GUIDELINES = (
 DEMO_POOL_SPEC = PoolSpec(depth=10, strata=parse_strata("11-50:0.3"), seed=2019)
 DEMO_PRIMARY = {"assessor1": ("1", "2", "3"), "assessor2": ("4", "5")}
 DEMO_OVERLAP = OverlapSpec(k=2, fraction=0.2, seed=2019)
+# Judged when the demo is made (its human labels); the other topics are left to judge.
+DEMO_JUDGED = {"assessor2": ("4", "5")}
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,15 @@ def demo_load() -> DemoSummary:
     ]
     if uploads:
         run_services.runs_import(campaign=campaign, uploads=uploads, uploaded_by=users["organiser"])
-    pool = campaign.pools.order_by("pk").first() or _demo_pool(campaign, users)
+    pool = campaign.pools.order_by("pk").first()
+    new_pool = pool is None
+    if pool is None:
+        pool = _demo_pool(campaign, users)
+    # The baseline labels before any human does, so that its grade cuts are the
+    # defaults, not fitted on the labels its calibration report compares it with.
     _demo_baseline(campaign, pool)
+    if new_pool:
+        _demo_judgments(campaign, pool)
     answers = Campaign.objects.filter(slug=DEMO_ANSWERS_SLUG).first() or _demo_answers(users)
     return DemoSummary(campaign, dict(DEMO_USERS), len(uploads), pool, answers)
 
@@ -93,6 +103,23 @@ def _demo_baseline(campaign: Campaign, pool: Pool) -> None:
     model, no network, a second or so. Its labels stay apart from the humans'."""
     baseline = machine_services.machine_baseline(campaign=campaign)
     machine_services.machine_judge_run(machine=baseline, pool=pool)
+
+
+def _demo_judgments(campaign: Campaign, pool: Pool) -> None:
+    """assessor2's topics (DEMO_JUDGED) judged as the generator meant each document,
+    so that the dashboard, the scores and the baseline's calibration report have
+    human labels to show; assessor1's topics are left to judge."""
+    meant = {d.docno: d for d in demo_content.documents()}
+    schema = campaign.schema
+    rows = []
+    for assessor, topic_ids in DEMO_JUDGED.items():
+        entries = pool.entries.filter(topic__topic_id__in=topic_ids, sampled=True)
+        for topic_id, docno in entries.values_list("topic__topic_id", "docno").order_by("pk"):
+            doc = meant[docno]
+            asked = {"effectiveness": doc.effectiveness or 0, "credibility": int(doc.credible)}
+            relevance, aspects = schema.clean(doc.relevance, asked if doc.relevance else {})
+            rows.append(ImportedJudgment(assessor, topic_id, docno, relevance, aspects))
+    judging_services.judgments_import(campaign=campaign, rows=rows)
 
 
 def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:

@@ -253,6 +253,10 @@ def calibration_text(report: dict[str, Any]) -> str:
         "",
     ]
     for aspect in report["aspects"]:
+        if not aspect["n"]:
+            # The lexical baseline labels relevance only; a model may leave an aspect out.
+            lines.append(f"{aspect['aspect']}: no document labelled by both")
+            continue
         kappa = aspect["kappa"]
         lines.append(
             f"{aspect['aspect']}: {aspect['n']} documents judged by both; kappa "
@@ -263,8 +267,9 @@ def calibration_text(report: dict[str, Any]) -> str:
         lines.append("  confusion (rows human, columns machine): " + " ".join(map(str, values)))
         for value, row in zip(values, aspect["confusion"]["counts"], strict=True):
             lines.append(f"    {value}: " + " ".join(f"{count:>5}" for count in row))
+        # Topics that no human judged have no kappa to show.
         topics = ", ".join(
-            f"{t['query_id']} {_number(t['kappa']['plain'])}" for t in aspect["per_topic"]
+            f"{t['query_id']} {_number(t['kappa']['plain'])}" for t in aspect["per_topic"] if t["n"]
         )
         lines.append(f"  per topic (plain kappa): {topics or 'none'}")
         if aspect["samples"]:

@@ -127,9 +127,7 @@ def test_the_demo_has_a_generated_answers_campaign_with_scores():
 
 def test_the_demo_has_the_lexical_baseline_with_its_labels_and_no_judgment_of_it():
     from judging.models import Judgment, MachineAssessor, MachineJudgment
-    from tests.judging.machine_helpers import ensure_lexical
 
-    ensure_lexical()
     call_command("load_demo", stdout=io.StringIO())
     baseline = MachineAssessor.objects.get(campaign__slug="demo")
     assert baseline.name == "baseline"
@@ -140,3 +138,30 @@ def test_the_demo_has_the_lexical_baseline_with_its_labels_and_no_judgment_of_it
     assert not Judgment.objects.filter(assessor=baseline.account).exists()
     call_command("load_demo", stdout=io.StringIO())
     assert MachineJudgment.objects.filter(machine=baseline).count() == labelled
+
+
+def test_the_demo_has_human_labels_to_calibrate_the_baseline_against():
+    from judging.models import Judgment, MachineAssessor
+    from scoring.calibration_selectors import calibration_measures, pool_calibration
+
+    call_command("load_demo", stdout=io.StringIO())
+    pool = Campaign.objects.get(slug="demo").pools.get()
+    judged = Judgment.objects.filter(topic__campaign__slug="demo")
+    assert set(judged.values_list("assessor__username", flat=True)) == {"assessor2"}
+    assert set(judged.values_list("topic__topic_id", flat=True)) == {"4", "5"}
+    assert (
+        judged.count() == pool.entries.filter(topic__topic_id__in=("4", "5"), sampled=True).count()
+    )
+    baseline = MachineAssessor.objects.get(campaign__slug="demo")
+    report = pool_calibration(pool=pool, machine=baseline, measures=calibration_measures(None))
+    [relevance, *_] = report["aspects"]
+    assert relevance["n"] == judged.count()
+    assert report["runs"]
+    text = io.StringIO()
+    call_command("machine_report", "--pool", str(pool.pk), stdout=text)
+    # The lexical baseline labels relevance only; topics 1-3 have no human label yet.
+    assert "effectiveness: no document labelled by both" in text.getvalue()
+    assert "relevance: " in text.getvalue()
+    assert "per topic (plain kappa): 4 " in text.getvalue()
+    call_command("load_demo", stdout=io.StringIO())  # a second load judges nothing again
+    assert Judgment.objects.filter(topic__campaign__slug="demo").count() == judged.count()

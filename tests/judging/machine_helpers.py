@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 from judging import machine_services
 from tests.helpers import make_campaign, make_documents, make_pool
 
@@ -26,30 +23,3 @@ def fast(machine, **overrides):
     """The machine's endpoint with short timeouts and backoff, for tests."""
     options = {"timeout": 1.0, "connect_timeout": 0.5, "backoff": 0.01, "retries": 2}
     return machine_services.endpoint_of(machine, **{**options, **overrides})
-
-
-def ensure_lexical() -> None:
-    """The lexical core is written on another branch; until it is merged, a tiny
-    stand-in with its interface (tests only)."""
-    try:
-        import judging.core.lexical  # noqa: F401
-    except ImportError:
-        module = types.ModuleType("judging.core.lexical")
-
-        def bm25_scores(query, documents):
-            words = set(query.lower().split())
-            return {d: float(len(words & set(t.lower().split()))) for d, t in documents.items()}
-
-        def default_thresholds(scores, levels):
-            top = max(scores, default=0.0)
-            return [top * (k + 1) / len(levels) for k in range(len(levels) - 1)]
-
-        def fit_thresholds(scores, grades, levels):
-            return default_thresholds(scores, levels)
-
-        def grades_from_scores(scores, levels, thresholds):
-            return {d: levels[sum(s > t for t in thresholds)] for d, s in scores.items()}
-
-        for function in (bm25_scores, default_thresholds, fit_thresholds, grades_from_scores):
-            setattr(module, function.__name__, function)
-        sys.modules["judging.core.lexical"] = module

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from judging.models import MachineAssessor, MachineJudgment
 from tests.judging.chat_server import ChatServer, Reply
-from tests.judging.machine_helpers import ensure_lexical, make_machine_pool
+from tests.judging.machine_helpers import make_machine_pool
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +56,6 @@ def test_the_command_labels_the_pool_and_prints_what_it_did():
 
 
 def test_the_lexical_baseline_needs_no_endpoint():
-    ensure_lexical()
     _, pool = make_machine_pool(docs=2)
     out = run("--pool", str(pool.pk), "--lexical")
     assert "machine baseline (lexical-bm25)" in out

@@ -16,7 +16,6 @@ from judging.models import Judgment, MachineJudgment, MachineSample
 from judging.selectors import judgments_frame
 from tests.judging.chat_server import ChatServer, Reply, document_of
 from tests.judging.machine_helpers import (
-    ensure_lexical,
     fast,
     make_chat_machine,
     make_machine_pool,
@@ -235,7 +234,6 @@ def test_samples_give_the_majority_label():
 
 
 def test_the_lexical_baseline_labels_relevance_only_without_a_network():
-    ensure_lexical()
     campaign, pool = make_machine_pool(docs=3)
     machine = ms.machine_baseline(campaign=campaign)
     assert machine.name == "baseline"
@@ -271,7 +269,6 @@ def test_requests_per_minute_spread_the_requests():
 
 
 def test_the_lexical_baseline_fits_its_cut_points_on_the_human_labels(assessor, monkeypatch):
-    ensure_lexical()
     from judging.core import lexical
 
     campaign, pool = make_machine_pool(docs=3)
