@@ -42,16 +42,7 @@ class MachineSerializer(serializers.ModelSerializer):
             "account",
             "machine",
             "baseline",
-            "kind",
-            "base_url",
-            "model",
-            "api_key_env",
-            "temperature",
-            "samples",
-            "concurrency",
-            "requests_per_minute",
-            "price_per_1k_tokens",
-            "prompt_override",
+            *machine_services.MACHINE_SETTINGS,
         ]
         read_only_fields = ["id"]
         extra_kwargs = {"name": {"validators": []}}
@@ -61,7 +52,7 @@ class MachineSerializer(serializers.ModelSerializer):
 
 
 def _settings(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k in machine_services._FIELDS}
+    return {k: v for k, v in data.items() if k in machine_services.MACHINE_SETTINGS}
 
 
 def _refused(error: Exception) -> Response:

@@ -53,7 +53,8 @@ class MachineError(ValueError):
 # Configuring
 
 
-_FIELDS = (
+# What an organiser sets on a machine (page, API, command), besides its name.
+MACHINE_SETTINGS = (
     "kind",
     "base_url",
     "model",
@@ -123,7 +124,7 @@ def machine_create(*, campaign: Campaign, name: str, **settings: Any) -> Machine
             f"name {name!r} must be 1-60 letters, digits, '.', '_' or '-', starting with "
             "a letter or digit"
         )
-    unknown = sorted(set(settings) - set(_FIELDS))
+    unknown = sorted(set(settings) - set(MACHINE_SETTINGS))
     if unknown:
         raise MachineError(f"unknown settings: {', '.join(unknown)}")
     values = _checked(dict(settings))
@@ -148,10 +149,10 @@ def machine_create(*, campaign: Campaign, name: str, **settings: Any) -> Machine
 
 def machine_update(*, machine: MachineAssessor, **settings: Any) -> MachineAssessor:
     """Change a machine's settings (not its name or campaign); checked as on creation."""
-    unknown = sorted(set(settings) - set(_FIELDS))
+    unknown = sorted(set(settings) - set(MACHINE_SETTINGS))
     if unknown:
         raise MachineError(f"unknown settings: {', '.join(unknown)}")
-    current = {name: getattr(machine, name) for name in _FIELDS}
+    current = {name: getattr(machine, name) for name in MACHINE_SETTINGS}
     values = _checked({**current, **settings})
     for name, value in values.items():
         setattr(machine, name, value)

@@ -103,7 +103,7 @@ def _int(value: Any) -> int | None:
 
 
 def _initial(machine: MachineAssessor) -> dict[str, Any]:
-    fields = ("name", *machine_services._FIELDS)
+    fields = ("name", *machine_services.MACHINE_SETTINGS)
     return {name: getattr(machine, name) for name in fields}
 
 
