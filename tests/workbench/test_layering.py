@@ -97,4 +97,29 @@ def test_no_module_imports_a_private_name_of_another():
                     private += [
                         f"{path.relative_to(ROOT)} imports {node.module}.{n}" for n in names
                     ]
+            private += [
+                f"{path.relative_to(ROOT)} reads {use}" for use in private_attributes_read(path)
+            ]
     assert private == []
+
+
+def private_attributes_read(path: Path) -> list[str]:
+    """`module._name` where `module` is one of ours imported by name (`from judging
+    import machine_services`, `import scoring.selectors as selectors`)."""
+    tree = ast.parse(path.read_text())
+    ours: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] in FLOORS:
+                ours |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            ours |= {a.asname for a in node.names if a.asname and a.name.split(".")[0] in FLOORS}
+    return [
+        f"{node.value.id}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ours
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+    ]
