@@ -290,3 +290,31 @@ class AnswerLabelsView(APIView):
         except answer_services.AnswerLabelError as error:
             return Response({"detail": str(error)}, status=400)
         return Response(AnswerJudgmentSerializer(judgment).data)
+
+
+class AnswerAgreementView(APIView):
+    """GET the agreement on a campaign's answer labels (`?task=nuggets|citations`),
+    pooled and per topic, people only; `?machines=1` adds the campaign's machine
+    accounts as assessors (listed in `machines`) and the human-versus-machine
+    confusion (support, partial, not)."""
+
+    permission_classes = ORGANISERS
+
+    @extend_schema(responses=OpenApiResponse(description="pairs, groups, machines, confusion"))
+    def get(self, request: Request, slug: str) -> Response:
+        from judging.core.agreement import records
+
+        campaign = _answers_campaign(slug)
+        task = "citations" if request.query_params.get("task") == "citations" else "nuggets"
+        machines = request.query_params.get("machines") in ("1", "true", "yes")
+        report = answer_selectors.answer_agreement(campaign, task, machines=machines)
+        return Response(
+            {
+                "task": task,
+                "n_labels": len(report.labels),
+                "machines": sorted(report.machines),
+                "pairs": records(report.pairs),
+                "groups": records(report.groups),
+                "confusion": report.confusion,
+            }
+        )
