@@ -25,9 +25,9 @@ from judging.models import (
 )
 from pooling.models import Answer
 from scoring.answer_selectors import nugget_scores
+from tests.helpers import make_answer_campaign, make_nuggets
 from tests.judging.chat_server import ChatServer, Reply
 from tests.judging.machine_helpers import fast, make_chat_machine
-from tests.helpers import make_answer_campaign, make_nuggets
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -78,10 +78,11 @@ def test_a_chat_proposal_is_a_new_version_by_the_machine_beside_the_human_one(ca
     assert (result.done, result.failed, result.versions) == (1, 0, {"1": 2})
     assert len(server.requests) == 1
     sent = server.requests[0]["messages"][-1]["content"]
-    assert "question 1" not in sent or True  # the topic's title is sent
-    assert "run-a says one thing." in sent and "run-c says one thing." in sent
+    assert "run-a says one thing." in sent
+    assert "run-c says one thing." in sent
     proposed = answer_services.current_nuggets(topic)
-    assert proposed.version == 2 and proposed.created_by == machine.account
+    assert proposed.version == 2
+    assert proposed.created_by == machine.account
     assert proposed.note == (
         f"machine pre-fill by llm (test-model, prompt {nugget_prompt.NUGGET_VERSION})"
     )
@@ -102,7 +103,9 @@ def test_a_bad_reply_is_asked_once_more_then_recorded_as_a_failure_with_its_raw_
     assert (result.done, result.failed, dict(result.reasons)) == (0, 1, {"not JSON": 1})
     assert not NuggetList.objects.exists()
     sample = MachineSample.objects.get()
-    assert not sample.ok and sample.failure == "not JSON" and sample.requests == 2
+    assert not sample.ok
+    assert sample.failure == "not JSON"
+    assert sample.requests == 2
     assert sample.raw_reply == "I think the nuggets are many."
 
 
@@ -193,7 +196,8 @@ def test_scores_agreement_and_adjudication_leave_the_machines_labels_out(campaig
     assert [row.scores["all"] for row in scores.per_topic] == [0.0]  # the human's only
     people = answer_selectors.answer_agreement(campaign, "nuggets")
     assert set(people.labels["assessor"]) == {"alice"}
-    assert people.machines == {} and people.confusion == []
+    assert people.machines == {}
+    assert people.confusion == []
     assert answer_selectors.answer_disagreements(campaign, "nuggets") == []
     both = answer_selectors.answer_agreement(campaign, "nuggets", machines=True)
     assert both.machines == {"machine.rag.llm": "llm"}
@@ -252,7 +256,7 @@ def _prefilled(campaign, assessor, *, on: bool):
 def test_a_prefilled_page_starts_from_the_machines_labels_and_says_so(
     assessor_client, campaign, assessor
 ):
-    assignment, machine = _prefilled(campaign, assessor, on=True)
+    assignment, _machine = _prefilled(campaign, assessor, on=True)
     url = reverse("judging:answer_judge", args=[assignment.pk, 1])
     text = assessor_client.get(url).content.decode()
     assert "Pre-filled by a machine: check every label" in text
@@ -306,12 +310,13 @@ def test_without_prefill_the_assessor_never_sees_the_machines_labels(
 def test_another_assessors_page_stays_unfilled_after_the_prefill_is_turned_off(
     assessor_client, campaign, assessor
 ):
-    assignment, machine = _prefilled(campaign, assessor, on=True)
+    assignment, _machine = _prefilled(campaign, assessor, on=True)
     ams.answer_prefill_set(campaign=campaign, machine=None)
     text = assessor_client.get(
         reverse("judging:answer_judge", args=[assignment.pk, 1])
     ).content.decode()
-    assert "Pre-filled" not in text and "checked" not in text
+    assert "Pre-filled" not in text
+    assert "checked" not in text
 
 
 # --------------------------------------------------------------------------
@@ -325,7 +330,8 @@ def test_the_nuggets_page_offers_machine_proposals_and_the_baseline_runs_inline(
     make_chat_machine(campaign, "http://127.0.0.1:9/v1")
     url = reverse("judging:nuggets_edit", args=[campaign.slug, topic.pk])
     text = organiser_client.get(url).content.decode()
-    assert "Propose nuggets with llm" in text and "Propose nuggets with baseline" in text
+    assert "Propose nuggets with llm" in text
+    assert "Propose nuggets with baseline" in text
     response = organiser_client.post(
         reverse("judging:nuggets_propose", args=[campaign.slug, topic.pk]),
         {"machine": "baseline"},
@@ -338,7 +344,8 @@ def test_the_nuggets_page_offers_machine_proposals_and_the_baseline_runs_inline(
     # the organiser's edit makes the next, human version
     organiser_client.post(url, {"text": "vital: A fact\nokay: Another", "note": "checked"})
     current = answer_services.current_nuggets(topic)
-    assert current.version == 2 and not ams.is_machine_version(current)
+    assert current.version == 2
+    assert not ams.is_machine_version(current)
 
 
 def test_a_chat_proposal_from_the_page_is_a_job(
@@ -391,13 +398,15 @@ def test_the_agreement_page_and_api_mark_machines_on_request(organiser_client, c
     ams.machine_answers_assign(machine=machine, campaign=campaign)
     url = reverse("judging:answers_agreement", args=[campaign.slug])
     people = organiser_client.get(url).content.decode()
-    assert "machine.rag.baseline" not in people and "People and machines (1)" in people
+    assert "machine.rag.baseline" not in people
+    assert "People and machines (1)" in people
     both = organiser_client.get(url + "?machines=1").content.decode()
     assert "Humans versus machines" in both
     assert 'machine.rag.baseline <span class="badge machine">machine</span>' in both
     api = reverse("api-answer-agreement", args=[campaign.slug])
     data = organiser_client.get(api).json()
-    assert data["machines"] == [] and data["confusion"] == []
+    assert data["machines"] == []
+    assert data["confusion"] == []
     data = organiser_client.get(api + "?machines=1").json()
     assert data["machines"] == ["machine.rag.baseline"]
     assert data["confusion"][0]["n_items"] == 6
@@ -410,12 +419,14 @@ def test_the_agreement_page_and_api_mark_machines_on_request(organiser_client, c
 def test_the_command_proposes_and_assigns_with_the_baseline(campaign, capsys):
     call_command("machine_nuggets", "--campaign", "rag", "--machine", "baseline", "--propose")
     out = capsys.readouterr().out
-    assert "proposed nuggets in rag" in out and "done: 2" in out
+    assert "proposed nuggets in rag" in out
+    assert "done: 2" in out
     call_command(
         "machine_nuggets", "--campaign", "rag", "--machine", "baseline", "--assign", "--topics", "1"
     )
     out = capsys.readouterr().out
-    assert "labelled answers" in out and "done: 3" in out
+    assert "labelled answers" in out
+    assert "done: 3" in out
 
 
 def test_the_command_labels_through_a_chat_machine(campaign, capsys):
@@ -424,11 +435,13 @@ def test_the_command_labels_through_a_chat_machine(campaign, capsys):
         make_chat_machine(campaign, server.url)
         call_command("machine_nuggets", "--campaign", "rag", "--machine", "llm", "--assign")
     out = capsys.readouterr().out
-    assert "done: 3" in out and "requests: 3" in out and "tokens in/out: 300/15" in out
+    assert "done: 3" in out
+    assert "requests: 3" in out
+    assert "tokens in/out: 300/15" in out
 
 
 @pytest.mark.parametrize(
-    "args, reason",
+    ("args", "reason"),
     [
         (["--campaign", "nope", "--machine", "baseline", "--propose"], "no such campaign"),
         (["--campaign", "rag", "--machine", "ghost", "--propose"], "has no machine 'ghost'"),

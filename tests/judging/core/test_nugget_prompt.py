@@ -15,7 +15,8 @@ def test_the_nugget_request_holds_the_question_and_every_answer():
     messages = nugget_prompt.nugget_messages("why is the sky blue", ["Rayleigh.", "Light."])
     text = messages[-1]["content"]
     assert "why is the sky blue" in text
-    assert "Answer 1:\n<<<\nRayleigh.\n>>>" in text and "Answer 2:" in text
+    assert "Answer 1:\n<<<\nRayleigh.\n>>>" in text
+    assert "Answer 2:" in text
     assert '"importance"' in text
 
 
@@ -44,7 +45,8 @@ def test_a_bad_nugget_reply_says_why():
     }
     for content, reason in cases.items():
         reply = nugget_prompt.parse_nuggets(content)
-        assert not reply.ok and reason in reply.reason, (content, reply)
+        assert not reply.ok, content
+        assert reason in reply.reason, (content, reply)
 
 
 def test_an_assignment_reply_needs_one_known_label_per_nugget():
@@ -62,7 +64,8 @@ def test_the_assign_request_numbers_the_nuggets_and_holds_the_answer():
     text = nugget_prompt.assign_messages(
         "q", [NuggetText("first", "vital"), NuggetText("second", "okay")], "The answer."
     )[-1]["content"]
-    assert "1. first\n2. second" in text and "<<<\nThe answer.\n>>>" in text
+    assert "1. first\n2. second" in text
+    assert "<<<\nThe answer.\n>>>" in text
     assert "2 labels" in text
 
 
