@@ -333,7 +333,9 @@ def answer_adjudicate(request: HttpRequest, slug: str, answer_id: int) -> HttpRe
                 f"{reverse('judging:answers_adjudication', args=[campaign.slug])}?task={task}"
             )
     judgments = list(
-        answer.judgments.filter(task=task, nugget_list=nugget_list).select_related("assessor")
+        answer.judgments.filter(task=task, nugget_list=nugget_list)
+        .exclude(assessor__machine__isnull=False)  # people's labels: a machine's is no vote
+        .select_related("assessor")
     )
     adjudication = answer.adjudications.filter(task=task, nugget_list=nugget_list).first()
     items = answer_views.label_items(answer, task, nugget_list)

@@ -464,3 +464,25 @@ def test_a_missing_key_fails_before_anything_is_sent(campaign, monkeypatch):
         with pytest.raises(CommandError, match="NO_SUCH_KEY_VAR"):
             call_command("machine_nuggets", "--campaign", "rag", "--machine", "llm", "--propose")
     assert server.requests == []
+
+
+def test_the_adjudication_page_lists_the_peoples_labels_only(
+    organiser_client, campaign, assessor, assessor2
+):
+    topic = topic_of(campaign)
+    nuggets = make_nuggets(topic)
+    for person, label in ((assessor, "support"), (assessor2, "not_support")):
+        assignment = answer_services.answer_assignment_create(topic=topic, assessor=person)
+        first = Answer.objects.get(pk=assignment.answer_ids()[0])
+        answer_services.answer_judgment_record(
+            assignment=assignment, answer=first, labels=[label, label]
+        )
+    ams.machine_answers_assign(
+        machine=ams.machine_named(campaign=campaign, name="baseline"), campaign=campaign
+    )
+    [disagreement] = answer_selectors.answer_disagreements(campaign, "nuggets")
+    assert {j.assessor.username for j in disagreement.judgments} == {"alice", "bob"}
+    url = reverse("judging:answer_adjudicate", args=[campaign.slug, first.pk])
+    text = organiser_client.get(url, {"version": nuggets.pk}).content.decode()
+    assert "alice" in text
+    assert "machine.rag.baseline" not in text
