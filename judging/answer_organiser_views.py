@@ -385,7 +385,21 @@ def _run_machine(
         else answer_machine_services.machine_answers_assign
     )
     result = run(machine=machine, campaign=machine.campaign, topics=topics)
-    return f"{machine.name}: " + "; ".join(result.lines())
+    if action == "propose":
+        made = ", ".join(f"topic {t} version {v}" for t, v in result.versions.items())
+        return (
+            f"{machine.name} proposed nuggets: {made or 'no new version'}"
+            f" ({result.unchanged} unchanged, {result.failed} failed)."
+        )
+    return (
+        f"{machine.name} labelled {result.done} answer(s) ({result.unchanged} labelled before"
+        + (
+            f"; topics without nuggets: {' '.join(result.skipped_topics)}"
+            if result.skipped_topics
+            else ""
+        )
+        + ")."
+    )
 
 
 @organiser_required

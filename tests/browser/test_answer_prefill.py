@@ -64,3 +64,27 @@ def test_a_prefilled_answer_is_checked_nugget_by_nugget(page, live_server, assig
     assert judgment.labels == ["support", "not_support"]
     assert judgment.prefilled_from == "machine.rag.baseline"
     assert AnswerJudgmentEvent.objects.get(assessor__username="alice").prefilled_from
+
+
+def test_the_organiser_proposes_nuggets_with_the_baseline_then_edits_them(page, live_server):
+    from judging.models import NuggetList
+
+    make_user("olivia", organiser=True)
+    campaign = make_answer_campaign(topics=("1",))
+    topic = campaign.topics.get()
+    base = live_server.url
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", "olivia")
+    page.fill("#id_password", PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.goto(f"{base}/judge/campaigns/{campaign.slug}/nuggets/{topic.pk}/")
+    page.get_by_role("button", name="Propose nuggets with baseline").click()
+    page.get_by_text("The current version is a machine's proposal").wait_for()
+    shot(page, "nuggets-proposed")
+    proposed = NuggetList.objects.get()
+    assert proposed.note.startswith("machine pre-fill by baseline")
+    page.fill("textarea[name=text]", "vital: run says one thing\nokay: and another")
+    page.get_by_role("button", name="Save as a new version").click()
+    page.get_by_text("saved as version 2").wait_for()
+    assert NuggetList.objects.get(version=2).created_by.username == "olivia"
