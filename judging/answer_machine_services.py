@@ -512,3 +512,11 @@ def prefill_labels(assignment: AnswerAssignment, answer: Answer, nugget_list: Nu
         nugget_list=nugget_list,
     ).first()
     return None if judgment is None else judgment.labels
+
+
+def prefilled_from(said: str, assignment: AnswerAssignment) -> str:
+    """The machine account a save's labels started from, as the page (or API client)
+    says, kept only when the assignment's pre-fill is on with that machine."""
+    if not said or assignment.prefill_id is None:
+        return ""
+    return said if said == assignment.prefill.account.username else ""

@@ -88,7 +88,9 @@ def answer_judge(request: HttpRequest, assignment_id: int, position: int) -> Htt
             labels=labels,
             seconds=timing.cleaned_data["seconds"] or 0.0,
             nugget_list=nugget_list,
-            prefilled_from=_prefilled_from(request.POST, assignment),
+            prefilled_from=answer_machine_services.prefilled_from(
+                str(request.POST.get("prefilled_from") or ""), assignment
+            ),
         )
         if "note" in request.POST:
             answer_services.answer_note_record(
@@ -98,15 +100,6 @@ def answer_judge(request: HttpRequest, assignment_id: int, position: int) -> Htt
         return _rejected(request, assignment, queue, position, answer, f"Not saved: {error}")
     queue = queue.with_judged(answer.pk)  # what the save did, without reading it back
     return _show(request, assignment, queue, queue.next_unjudged(after=position))
-
-
-def _prefilled_from(posted: Any, assignment: AnswerAssignment) -> str:
-    """The machine account the page's labels started from, when the assignment's
-    pre-fill is on and the page said so (anything else sent is ignored)."""
-    said = str(posted.get("prefilled_from") or "")
-    if not said or assignment.prefill_id is None:
-        return ""
-    return said if said == assignment.prefill.account.username else ""
 
 
 def posted_labels(

@@ -486,3 +486,32 @@ def test_the_adjudication_page_lists_the_peoples_labels_only(
     text = organiser_client.get(url, {"version": nuggets.pk}).content.decode()
     assert "alice" in text
     assert "machine.rag.baseline" not in text
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_api_gives_the_prefill_only_when_it_is_on_and_records_it(
+    assessor_client, campaign, assessor, on
+):
+    assignment, machine = _prefilled(campaign, assessor, on=on)
+    next_url = reverse("api-answer-assignment-next", args=[assignment.pk])
+    data = assessor_client.get(next_url).json()
+    if on:
+        assert data["prefill"] == {
+            "machine": "machine.rag.baseline",
+            "labels": ["support", "not_support"],
+        }
+    else:
+        assert data["prefill"] is None
+        assert "support" not in json.dumps({k: v for k, v in data.items() if k != "nuggets"})
+    put = assessor_client.put(
+        reverse("api-answer-labels", args=[assignment.pk, data["answer"]]),
+        {
+            "labels": ["support", "support"],
+            "nugget_list": data["nugget_list"],
+            "prefilled_from": machine.account.username,
+        },
+        content_type="application/json",
+    )
+    assert put.status_code == 200
+    judgment = AnswerJudgment.objects.get(assessor=assessor)
+    assert judgment.prefilled_from == (machine.account.username if on else "")
