@@ -16,6 +16,7 @@ from judging import answer_machine_services as ams
 from judging import answer_selectors, answer_services
 from judging.core import nugget_prompt
 from judging.machine_client import EndpointUnreachable
+from judging.machine_selectors import machine_spend
 from judging.models import (
     AnswerAssignment,
     AnswerJudgment,
@@ -91,6 +92,8 @@ def test_a_chat_proposal_is_a_new_version_by_the_machine_beside_the_human_one(ca
     sample = MachineSample.objects.get(machine=machine)
     assert (sample.docno, sample.ok, sample.tokens_in) == ("nuggets", True, 100)
     assert sample.raw_reply == NUGGETS
+    spend = machine_spend(campaign)  # beside the human budget, as the pools' requests
+    assert (spend.requests, spend.tokens_in, spend.tokens_out) == (1, 100, 5)
 
 
 def test_a_bad_reply_is_asked_once_more_then_recorded_as_a_failure_with_its_raw_text(campaign):
