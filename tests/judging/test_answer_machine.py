@@ -518,3 +518,15 @@ def test_the_api_gives_the_prefill_only_when_it_is_on_and_records_it(
     assert put.status_code == 200
     judgment = AnswerJudgment.objects.get(assessor=assessor)
     assert judgment.prefilled_from == (machine.account.username if on else "")
+
+
+def test_machine_labels_of_an_older_nugget_version_are_not_prefilled(
+    assessor_client, campaign, assessor
+):
+    assignment, _machine = _prefilled(campaign, assessor, on=True)
+    make_nuggets(assignment.topic, (("vital", "A new fact"), ("okay", "Another")))  # version 2
+    text = assessor_client.get(
+        reverse("judging:answer_judge", args=[assignment.pk, 1])
+    ).content.decode()
+    assert "Pre-filled" not in text
+    assert "checked" not in text
