@@ -52,7 +52,7 @@ def relevant(docno: str) -> int:
 
 
 def build_campaign():
-    from pooling import services
+    from pooling import run_services
     from pooling.models import Campaign, Topic
     from workbench.core.label_schema import SCHEMA_PRESETS
 
@@ -63,8 +63,8 @@ def build_campaign():
         Topic(campaign=campaign, topic_id=str(t), title=f"topic {t}", position=t)
         for t in range(1, TOPICS + 1)
     )
-    uploads = [services.RunUpload(f"r{i}.txt", run_text(f"r{i}", i)) for i in range(RUNS)]
-    services.runs_import(campaign=campaign, uploads=uploads)
+    uploads = [run_services.RunUpload(f"r{i}.txt", run_text(f"r{i}", i)) for i in range(RUNS)]
+    run_services.runs_import(campaign=campaign, uploads=uploads)
     return campaign
 
 
@@ -72,11 +72,11 @@ def bench_strategy(campaign, strategy: str, n: int) -> dict[str, float]:
     from django.contrib.auth.models import User
 
     from judging import services
-    from pooling import services as pooling_services
+    from pooling import pool_services
     from pooling.core.spec import PoolSpec
 
     spec = PoolSpec(depth=DEPTH, strategy=strategy, budget=TOPICS * PER_TOPIC, seed=1)
-    pool = pooling_services.pool_build(
+    pool = pool_services.pool_build(
         campaign=campaign, spec=spec, name=strategy, confirm_over_budget=True
     )
     analyze()

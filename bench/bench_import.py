@@ -61,14 +61,14 @@ def setup_django(data_dir: Path) -> None:
 
 
 def service(files: list[Path], topics: set[str], number: list[int]) -> None:
-    from pooling import services
+    from pooling import run_services, services
 
     number[0] += 1
     campaign = services.campaign_create(name="bench", slug=f"bench-{number[0]}")
     data = "\n".join(f"{t}\tTopic {t}" for t in sorted(topics)).encode()
     services.topics_import(campaign=campaign, data=data, name="topics.tsv")
-    uploads = [services.RunUpload(path.name, path.read_bytes()) for path in files]
-    services.runs_import(campaign=campaign, uploads=uploads)
+    uploads = [run_services.RunUpload(path.name, path.read_bytes()) for path in files]
+    run_services.runs_import(campaign=campaign, uploads=uploads)
 
 
 def main() -> None:

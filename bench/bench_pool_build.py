@@ -12,7 +12,7 @@ of N each, in this one process:
              in one transaction (how the build stored them before)
   store      the build's insert of the same entries (`workbench.db.bulk_insert`:
              COPY on PostgreSQL, executemany on SQLite)
-  build      the whole `services.pool_build`: rank the run caches, pool, make the
+  build      the whole `pool_services.pool_build`: rank the run caches, pool, make the
              entries a topic at a time (its progress), store in one transaction
 
 and the time the build spends storing (in its transaction, where no progress
@@ -50,7 +50,7 @@ def main() -> None:
         setup_django(Path(tmp) / "data")
         from django.db import connection, transaction
 
-        from pooling import selectors, services
+        from pooling import pool_services, run_services, selectors, services
         from pooling.core.spec import PoolSpec
         from pooling.core.strategies import pool_from_ranked
         from pooling.models import Pool, PoolEntry
@@ -60,12 +60,12 @@ def main() -> None:
         topics = sorted({line.split()[0] for line in files[0].read_text().splitlines()})
         data = "".join(f"{t}\tTopic {t}\n" for t in topics).encode()
         services.topics_import(campaign=campaign, data=data, name="topics.tsv")
-        uploads = [services.RunUpload(path.name, path.read_bytes()) for path in files]
-        services.runs_import(campaign=campaign, uploads=uploads)
+        uploads = [run_services.RunUpload(path.name, path.read_bytes()) for path in files]
+        run_services.runs_import(campaign=campaign, uploads=uploads)
         spec = PoolSpec(depth=100)
         entries = pool_from_ranked(selectors.ranked_runs(campaign, max_depth=100), spec)
         topic_ids = dict(campaign.topics.values_list("topic_id", "pk"))
-        rows = services._entry_rows(entries, topic_ids)
+        rows = pool_services._entry_rows(entries, topic_ids)
         print(
             f"{connection.vendor}: {len(files)} runs, {len(topics)} topics, "
             f"{len(entries):,} entries; best of {args.repeat}"
@@ -78,7 +78,8 @@ def main() -> None:
             pool = fresh_pool()
             with transaction.atomic():
                 PoolEntry.objects.bulk_create(
-                    (PoolEntry(pool=pool, **dict(zip(services._ENTRY_FIELDS, row, strict=True)))
+                    (PoolEntry(pool=pool,
+                               **dict(zip(pool_services._ENTRY_FIELDS, row, strict=True)))
                      for topic_rows in rows for row in topic_rows),
                     batch_size=5000,
                 )  # fmt: skip
@@ -86,10 +87,10 @@ def main() -> None:
         def store() -> None:
             pool = fresh_pool()
             with transaction.atomic():
-                services._insert_entries(pool, rows, addition=None)
+                pool_services._insert_entries(pool, rows, addition=None)
 
         inserting: list[float] = []
-        insert = services._insert_entries
+        insert = pool_services._insert_entries
 
         def timed_insert(*args, **kwargs):  # the bulk of the build's one transaction
             start = time.perf_counter()
@@ -97,14 +98,14 @@ def main() -> None:
             inserting.append(time.perf_counter() - start)
 
         def build() -> None:
-            services._insert_entries = timed_insert
+            pool_services._insert_entries = timed_insert
             try:
                 name = f"b{time.time_ns()}"
-                services.pool_build(
+                pool_services.pool_build(
                     campaign=campaign, spec=spec, name=name, confirm_over_budget=True
                 )
             finally:
-                services._insert_entries = insert
+                pool_services._insert_entries = insert
 
         base = best_time(reference, args.repeat)
         ours = best_time(store, args.repeat)

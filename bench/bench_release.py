@@ -40,7 +40,7 @@ def build(runs: int, topics: int) -> object:
 
     from judging import services as judging_services
     from judging.core.judgment_files import ImportedJudgment
-    from pooling import services
+    from pooling import pool_services, run_services, services
     from pooling.core.spec import PoolSpec
 
     campaign = services.campaign_create(name="bench", slug="bench")
@@ -55,9 +55,9 @@ def build(runs: int, topics: int) -> object:
             rows += [
                 f"{t} Q0 D{d:05d} {k + 1} {1000 - k}.5 run{r:03d}\n" for k, d in enumerate(docs)
             ]
-        uploads.append(services.RunUpload(f"run{r:03d}.txt", "".join(rows).encode()))
-    services.runs_import(campaign=campaign, uploads=uploads)
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=20), name="bench")
+        uploads.append(run_services.RunUpload(f"run{r:03d}.txt", "".join(rows).encode()))
+    run_services.runs_import(campaign=campaign, uploads=uploads)
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=20), name="bench")
     User.objects.create_user("nist", password="x")
     judging_services.judgments_import(
         campaign=campaign,

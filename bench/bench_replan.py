@@ -65,16 +65,16 @@ def build_campaign():
 
     from judging import services as judging
     from judging.models import Judgment
-    from pooling import services
+    from pooling import pool_services, run_services, services
     from pooling.core.spec import PoolSpec
     from workbench.roles import ORGANISER_GROUP
 
     campaign = services.campaign_create(name="Re-plan bench", slug="replan", judgment_budget=6000)
     topics = "".join(f"{t}\tTopic {t}\tWhat about {t}?\n" for t in range(1, TOPICS + 1))
     services.topics_import(campaign=campaign, data=topics.encode(), name="topics.tsv")
-    uploads = [services.RunUpload(f"run{k}.txt", run_file(f"run{k}", k)) for k in range(RUNS)]
-    services.runs_import(campaign=campaign, uploads=uploads)
-    pool = services.pool_build(
+    uploads = [run_services.RunUpload(f"run{k}.txt", run_file(f"run{k}", k)) for k in range(RUNS)]
+    run_services.runs_import(campaign=campaign, uploads=uploads)
+    pool = pool_services.pool_build(
         campaign=campaign, spec=PoolSpec.from_dict(BUILD_SPEC), confirm_over_budget=True
     )
     organiser = User.objects.create_user("boss", password="x")
@@ -193,7 +193,7 @@ def main() -> None:
     print(f"  apply (job):  {applied:6.2f} s, {job_queries} queries")
     if args.reference:
         restore(pool, rows)
-        with mock.patch("pooling.services.update_by_pk", bulk_update):
+        with mock.patch("pooling.pool_services.update_by_pk", bulk_update):
             reference = replan(pool, organiser, args.strata)[2]
         print(f"  apply with bulk_update (reference, once): {reference:6.2f} s")
         print(f"  ratio: {applied / reference:.3f} of the reference")

@@ -11,7 +11,7 @@ before, at its peak during each job, and after each job: the peak is what
 parsing the file costs, and what stays after a job should come back to
 where it started, so that a worker's memory stays flat from job to job.
 For comparison it then imports the same bytes the way a request does for a
-small upload (`services.runs_import` on the file read into memory, parsed
+small upload (`run_services.runs_import` on the file read into memory, parsed
 whole). On 2 cores, 319 MB: each job +512 MiB at its peak, 9 MiB left after;
 the whole-bytes import +1.3 GiB, 687 MiB left until release_memory.
 """
@@ -85,7 +85,7 @@ def main() -> None:
         from django.core.files.storage import default_storage
         from django.core.management import call_command
 
-        from pooling import services
+        from pooling import run_services
         from pooling.models import Campaign, Run, Topic
         from workbench.jobs import release_memory, run_job
         from workbench.models import Job
@@ -136,8 +136,8 @@ def main() -> None:
         # The request's way, for small uploads: the whole file read into memory first.
         reset_peak()
         before = memory()["VmRSS"]
-        services.runs_import(
-            campaign=campaign, uploads=[services.RunUpload("bigrun.txt", source.read_bytes())]
+        run_services.runs_import(
+            campaign=campaign, uploads=[run_services.RunUpload("bigrun.txt", source.read_bytes())]
         )
         after = memory()
         release_memory()

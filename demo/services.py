@@ -16,6 +16,7 @@ from judging import services as judging_services
 from judging.core.nugget_files import NuggetText
 from judging.core.overlap import OverlapSpec
 from pooling import answer_services as answer_run_services
+from pooling import pool_services, run_services
 from pooling import services as pooling_services
 from pooling.core.spec import PoolSpec, parse_strata
 from pooling.models import Answer, Campaign, Pool
@@ -75,14 +76,12 @@ def demo_load() -> DemoSummary:
     )
     have = set(campaign.runs.values_list("tag", flat=True))
     uploads = [
-        pooling_services.RunUpload(f"{tag}.txt", data)
+        run_services.RunUpload(f"{tag}.txt", data)
         for tag, data in demo_content.runs().items()
         if tag not in have
     ]
     if uploads:
-        pooling_services.runs_import(
-            campaign=campaign, uploads=uploads, uploaded_by=users["organiser"]
-        )
+        run_services.runs_import(campaign=campaign, uploads=uploads, uploaded_by=users["organiser"])
     pool = campaign.pools.order_by("pk").first() or _demo_pool(campaign, users)
     _demo_baseline(campaign, pool)
     answers = Campaign.objects.filter(slug=DEMO_ANSWERS_SLUG).first() or _demo_answers(users)
@@ -98,7 +97,7 @@ def _demo_baseline(campaign: Campaign, pool: Pool) -> None:
 
 def _demo_pool(campaign: Campaign, users: dict[str, User]) -> Pool:
     """The demo's pool, its primary assessors and some overlap for agreement."""
-    pool = pooling_services.pool_build(
+    pool = pool_services.pool_build(
         campaign=campaign, spec=DEMO_POOL_SPEC, name="demo pool", created_by=users["organiser"]
     )
     for username, topic_ids in DEMO_PRIMARY.items():

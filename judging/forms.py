@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from judging.core.overlap import OverlapPlanError, OverlapSpec
 from judging.models import DocumentNote, PoolPolicy
 from pooling.models import Topic
+from workbench.core.flags import truthy
 
 
 class AccountsField(forms.ModelMultipleChoiceField):
@@ -86,6 +87,21 @@ class PolicyForm(forms.Form):
 
     def clean_policy(self) -> list[str]:
         return [step.strip() for step in self.cleaned_data["policy"].split(",") if step.strip()]
+
+
+class MachineUseForm(forms.Form):
+    """How machines help the pool's assessors: queue order and post-edit."""
+
+    queue_order = forms.ChoiceField(choices=PoolPolicy.QUEUE_ORDERS)
+    post_edit = forms.BooleanField(required=False)
+
+
+def machines_option(value: str | None) -> bool | None:
+    """The agreement page's and API's `?machines=`: absent or blank, machine assessors
+    take part when the pool has their labels (None); else yes or no (`flags.truthy`)."""
+    if value is None or not value.strip():
+        return None
+    return truthy(value)
 
 
 class ActiveTimeForm(forms.Form):

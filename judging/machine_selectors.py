@@ -10,12 +10,25 @@ import pandas as pd
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from judging.models import MachineAssessor, MachineJudgment, MachineSample
-from pooling.models import Campaign, Pool, PoolEntry
+from pooling.models import Campaign, Pool, PoolEntry, Topic
 from workbench.core.label_schema import NOT_ASKED
 
 
 def machines_of(campaign: Campaign) -> list[MachineAssessor]:
     return list(MachineAssessor.objects.filter(campaign=campaign).select_related("account"))
+
+
+def machine_display_names(campaign: Campaign) -> dict[str, str]:
+    """Each machine account's username -> how pages name the machine among assessors:
+    "qwen (machine)", and "baseline (machine, lexical baseline)" for the baseline."""
+    return {
+        username: f"{name} (machine, lexical baseline)"
+        if kind == MachineAssessor.LEXICAL
+        else f"{name} (machine)"
+        for username, name, kind in MachineAssessor.objects.filter(campaign=campaign).values_list(
+            "account__username", "name", "kind"
+        )
+    }
 
 
 def machine_labels_frame(pool: Pool, machine: MachineAssessor | None = None) -> pd.DataFrame:
@@ -114,3 +127,74 @@ def judgments_export_tsv(pool: Pool, *, assessor: str | None = None) -> tuple[st
         for a, q, d, r, *rest in frame[columns].itertuples(index=False, name=None)
     )
     return write_judgments_tsv(rows, aspect_ids), len(frame)
+
+
+# --------------------------------------------------------------------------
+# Machines helping the humans: the queue order and post-edit (issue 25 item 6)
+
+
+def machine_settled_docnos(topic: Topic) -> set[str]:
+    """The topic's docnos the campaign's machines settled (labelled, their samples
+    agreeing: `judging.core.machine_queue`); a `machine_first` queue puts the others
+    first."""
+    from judging.core.machine_queue import settled_documents
+
+    campaign_id = topic.campaign_id
+    labelled = MachineJudgment.objects.filter(
+        machine__campaign=campaign_id, topic=topic
+    ).values_list("docno", flat=True)
+    relevance_id = topic.campaign.schema.relevance.id
+    samples = MachineSample.objects.filter(
+        machine__campaign=campaign_id, topic=topic, ok=True
+    ).values_list("machine_id", "docno", "sample", "id", "labels")
+    return settled_documents(
+        labelled,
+        (
+            (machine, docno, index, row, int(labels[relevance_id]))
+            for machine, docno, index, row, labels in samples
+            if labels and relevance_id in labels
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class ShownMachineLabel:
+    """One machine's label of a document as the post-edit judging page shows it."""
+
+    machine: str
+    description: str  # "lexical baseline", or "<name>, model <model>"
+    labels: dict[str, int]
+    text: str  # "relevant", then each asked aspect: "Effectiveness: high"
+
+
+def post_edit_labels(topic: Topic, docno: str) -> list[ShownMachineLabel]:
+    """The campaign's machines' labels of one document, by machine name, for the
+    post-edit judging page (and recorded with the judgment made there)."""
+    schema = topic.campaign.schema
+    rows = (
+        MachineJudgment.objects.filter(
+            machine__campaign=topic.campaign_id, topic=topic, docno=docno
+        )
+        .select_related("machine")
+        .order_by("machine__name")
+    )
+    shown = []
+    for row in rows:
+        machine = row.machine
+        relevance = int(row.labels[schema.relevance.id])
+        parts = [schema.relevance.value_name(relevance)]
+        for question in schema.aspects_asked(relevance):
+            value = row.labels.get(question.id, NOT_ASKED)
+            if value is not None and int(value) >= 0:
+                parts.append(f"{question.name}: {question.value_name(int(value))}")
+        shown.append(
+            ShownMachineLabel(
+                machine=machine.name,
+                description="lexical baseline"
+                if machine.is_baseline
+                else f"{machine.name}, model {machine.model}",
+                labels=dict(row.labels),
+                text="; ".join(parts),
+            )
+        )
+    return shown

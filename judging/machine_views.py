@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.db.models import Count, Max
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
@@ -114,5 +115,8 @@ def _row(machine: MachineAssessor, pool: Any) -> dict[str, Any]:
         .order_by("-created_at", "-id")
         .first()
     )
-    labels = machine.judgments.filter(topic__campaign=pool.campaign_id).count()
-    return {"machine": machine, "job": job, "labels": labels}
+    labels = machine.judgments.filter(topic__campaign=pool.campaign_id).aggregate(
+        n=Count("pk"), last=Max("updated_at")
+    )
+    # Labels made by the command or the demo have no job of this page: say when.
+    return {"machine": machine, "job": job, "labels": labels["n"], "last_labelled": labels["last"]}

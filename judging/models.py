@@ -205,19 +205,37 @@ class Assignment(models.Model):
 
     def next_unjudged(self, after: int = 0) -> PoolEntry | None:
         """The first unjudged entry after `position`, else the first unjudged at all;
-        documents the assessor set aside as cannot-judge are skipped. In an adaptive
+        documents the assessor set aside as cannot-judge are skipped. With the pool's
+        `queue_order` "machine_first", the same among the documents the machines did
+        not settle (`judging.core.machine_queue`) first, then the others. In an adaptive
         pool with none left, the next document is drawn (`judging.adaptive`)."""
         set_aside = self.set_aside().filter(docno=models.OuterRef("docno"))
         unjudged = (
             self.queue().exclude(self._judged_by_assessor()).exclude(models.Exists(set_aside))
         )
+        adaptive = bool(self.pool.spec.get("strategy"))
+        if not adaptive and self._machine_first():
+            # The documents the machines did not settle come first (positions stay the
+            # pool's, which hides run and rank as before); an adaptive pool's strategy
+            # keeps choosing, so it is left as it is.
+            from judging.machine_selectors import machine_settled_docnos
+
+            first = unjudged.exclude(docno__in=machine_settled_docnos(self.topic))
+            entry = first.filter(position__gt=after).first() or first.first()
+            if entry is not None:
+                return entry
         entry = unjudged.filter(position__gt=after).first() or (unjudged.first() if after else None)
-        if entry is None and self.pool.spec.get("strategy"):
+        if entry is None and adaptive:
             # An adaptive pool draws its next document only now (judging.adaptive).
             from judging.adaptive import adaptive_draw
 
             return adaptive_draw(self)
         return entry
+
+    def _machine_first(self) -> bool:
+        return PoolPolicy.objects.filter(
+            pool_id=self.pool_id, queue_order=PoolPolicy.MACHINE_FIRST
+        ).exists()
 
     def progress(self) -> tuple[int, int]:
         """(judged, total) as `list_with_progress` counts a list: the documents to
@@ -313,6 +331,12 @@ class JudgmentEvent(models.Model):
     reverts = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reverted_by"
     )
+    shown_machine_label = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Post-edit: the machine labels the judging page showed, "
+        "{machine name: {aspect: grade}} ({} when it had none); null when not shown.",
+    )
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -342,12 +366,24 @@ class PoolPolicy(models.Model):
         (RELEVANCE_LINE, "Only across the relevant / not relevant line"),
     ]
 
+    DEFAULT_ORDER = "default"
+    MACHINE_FIRST = "machine_first"
+    QUEUE_ORDERS = [
+        (DEFAULT_ORDER, "The pool's order"),
+        (MACHINE_FIRST, "First the documents whose machine labels disagree or are missing"),
+    ]
+
     pool = models.OneToOneField(Pool, on_delete=models.CASCADE, related_name="policy")
     label_policy = models.JSONField(default=_default_label_policy)
     disagreement_mode = models.CharField(
         max_length=20, choices=DISAGREEMENT_MODES, default=RELEVANCE_LINE
     )
     overlap_spec = models.JSONField(null=True, blank=True)
+    # Machines helping the humans (issue 25 item 6; docs/machine_assessors.md).
+    queue_order = models.CharField(max_length=20, choices=QUEUE_ORDERS, default=DEFAULT_ORDER)
+    post_edit = models.BooleanField(
+        default=False, help_text="The judging page shows the machines' labels of the document."
+    )
 
     def __str__(self) -> str:
         return f"policy of {self.pool}"

@@ -24,11 +24,25 @@ from rest_framework.views import APIView
 from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
 from judging.core.overlap import OverlapPlan, OverlapPlanError
-from judging.forms import OverlapForm, PolicyForm
+from judging.forms import OverlapForm, PolicyForm, machines_option
 from judging.models import Assignment, PoolPolicy
+from judging.organiser_serializers import (
+    AdjudicationInputSerializer,
+    AdjudicationSerializer,
+    AgreementSerializer,
+    AssignInputSerializer,
+    DisagreementSerializer,
+    JudgmentImportResultSerializer,
+    JudgmentImportSerializer,
+    OverlapAssignSerializer,
+    OverlapInputSerializer,
+    OverlapPlanSerializer,
+    PolicySerializer,
+    PoolAssignmentSerializer,
+)
+from pooling.errors import OverBudget, PoolBuildError
 from pooling.models import Campaign, Pool
 from pooling.selectors import campaign_budget, pool_or_404
-from pooling.services import OverBudget, PoolBuildError
 from workbench import uploads
 from workbench.api import DetailSerializer, Filter, Pagination, QueryFilter, form_errors
 from workbench.core.label_schema import LabelError
@@ -48,14 +62,6 @@ def _budget(pool: Pool) -> dict[str, Any]:
     }
 
 
-class BudgetStateSerializer(serializers.Serializer):
-    budget = serializers.IntegerField(allow_null=True)
-    judgments = serializers.IntegerField()
-    adjudications = serializers.IntegerField()
-    spent = serializers.IntegerField()
-    remaining = serializers.IntegerField(allow_null=True)
-
-
 # --------------------------------------------------------------------------
 # Assignments
 
@@ -65,35 +71,6 @@ def _account_problems(pool: Pool, names: list[str]) -> list[str]:
     known = list(User.objects.filter(username__in=names))
     why = selectors.assessor_refusals(pool.campaign, known)
     return [f"{name}: {why.get(name, 'no such account')}" for name in names]
-
-
-class PoolAssignmentSerializer(serializers.ModelSerializer):
-    pool = serializers.IntegerField(source="pool_id", read_only=True)
-    topic = serializers.CharField(source="topic.topic_id", read_only=True)
-    assessor = serializers.CharField(source="assessor.username", read_only=True)
-    judged = serializers.IntegerField(
-        read_only=True,
-        help_text="documents judged so far, those a re-plan took out of the queue too",
-    )
-    total = serializers.IntegerField(
-        read_only=True,
-        help_text="documents in the queue, and those judged that a re-plan took out of it",
-    )
-
-    class Meta:
-        model = Assignment
-        fields = ["id", "pool", "topic", "assessor", "kind", "judged", "total", "created_at"]
-
-
-class AssignInputSerializer(serializers.Serializer):
-    topics = serializers.ListField(
-        child=serializers.CharField(), min_length=1, help_text="topic ids, dealt in topic order"
-    )
-    assessors = serializers.ListField(
-        child=serializers.CharField(),
-        min_length=1,
-        help_text="usernames; several take the topics in turn",
-    )
 
 
 class PoolAssignmentsView(ListAPIView):
@@ -183,43 +160,6 @@ class PoolAssignmentView(APIView):
 
 # --------------------------------------------------------------------------
 # Overlap
-
-
-class OverlapInputSerializer(serializers.Serializer):
-    k = serializers.IntegerField(
-        min_value=2, max_value=100, help_text="assessors per overlap document, the primary too"
-    )
-    fraction = serializers.FloatField(
-        required=False, help_text="share of each topic's documents; default 1 (whole topics)"
-    )
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**32 - 1)
-    topics = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="default: every topic"
-    )
-    assessors = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="usernames of the campaign's assessors who may take extra judgments; "
-        "default: the pool's assessors (those holding its assignments)",
-    )
-
-
-class OverlapAssignSerializer(OverlapInputSerializer):
-    confirm_over_budget = serializers.BooleanField(default=False)
-
-
-class OverlapCostSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    per_assessor = serializers.DictField(child=serializers.IntegerField())
-    per_topic = serializers.DictField(child=serializers.IntegerField())
-
-
-class OverlapPlanSerializer(serializers.Serializer):
-    spec = serializers.JSONField()
-    items = serializers.IntegerField(help_text="documents judged K times")
-    cost = OverlapCostSerializer(help_text="extra judgments")
-    budget = BudgetStateSerializer()
-    over_by = serializers.IntegerField()
 
 
 def _overlap_form(pool: Pool, values: dict[str, Any]) -> OverlapForm:
@@ -312,32 +252,6 @@ class PoolOverlapView(APIView):
 # Judgments from a file
 
 
-class JudgmentImportSerializer(serializers.Serializer):
-    file = serializers.FileField(
-        allow_empty_file=True,
-        help_text="TSV: assessor, topic, docno, rel, then the schema's aspects; "
-        "a first line starting `assessor` is a header.",
-    )
-    create_assessors = serializers.BooleanField(
-        default=False, help_text="Make accounts (without a password) for unknown assessors."
-    )
-    make_pool = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=200,
-        help_text="Also make a pool of this name of the judged documents.",
-    )
-
-
-class JudgmentImportResultSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    created = serializers.IntegerField()
-    updated = serializers.IntegerField()
-    unchanged = serializers.IntegerField()
-    new_assessors = serializers.ListField(child=serializers.CharField())
-    pool = serializers.IntegerField(allow_null=True, help_text="the pool made, if asked")
-
-
 class CampaignJudgmentsImportView(APIView):
     permission_classes = ORGANISERS
     parser_classes = [MultiPartParser]
@@ -398,66 +312,6 @@ class CampaignJudgmentsImportView(APIView):
 STATISTICS = ["cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "observed_agreement"]
 
 
-class GroupAgreementSerializer(serializers.Serializer):
-    aspect = serializers.CharField()
-    scope = serializers.CharField(help_text="campaign or topic")
-    query_id = serializers.CharField(allow_null=True)
-    statistic = serializers.CharField()
-    value = serializers.FloatField(allow_null=True, help_text="null where undefined")
-    n_items = serializers.IntegerField()
-    n_assessors = serializers.IntegerField()
-    undefined_reason = serializers.CharField(allow_null=True, allow_blank=True)
-    note = serializers.CharField(allow_null=True, allow_blank=True)
-
-
-class PairAgreementSerializer(serializers.Serializer):
-    aspect = serializers.CharField()
-    scope = serializers.CharField(help_text="campaign or topic")
-    query_id = serializers.CharField(allow_null=True)
-    assessor_a = serializers.CharField()
-    assessor_b = serializers.CharField()
-    statistic = serializers.CharField()
-    value = serializers.FloatField(allow_null=True, help_text="null where undefined")
-    n_items = serializers.IntegerField()
-    undefined_reason = serializers.CharField(allow_null=True, allow_blank=True)
-    note = serializers.CharField(allow_null=True, allow_blank=True)
-
-
-class AssessorAgreementSerializer(serializers.Serializer):
-    assessor = serializers.CharField()
-    mean_value = serializers.FloatField(allow_null=True)
-    n_pairs = serializers.IntegerField()
-    n_items = serializers.IntegerField()
-    median_of_others = serializers.FloatField(allow_null=True)
-    flagged = serializers.BooleanField()
-    flag_reason = serializers.CharField(allow_null=True, allow_blank=True)
-    undefined_reason = serializers.CharField(allow_null=True, allow_blank=True)
-
-
-class ConfusionSerializer(serializers.Serializer):
-    a = serializers.CharField()
-    b = serializers.CharField()
-    topic = serializers.CharField(allow_null=True)
-    values = serializers.ListField(child=serializers.JSONField(), help_text="b's labels")
-    rows = serializers.ListField(
-        child=serializers.ListField(child=serializers.JSONField()),
-        help_text="[a's label, [counts by b's label]]",
-    )
-
-
-class AgreementSerializer(serializers.Serializer):
-    aspects = serializers.ListField(child=serializers.CharField())
-    aspect = serializers.CharField()
-    statistic = serializers.CharField()
-    labels = serializers.IntegerField(help_text="judgments on the pool's documents")
-    campaign_groups = GroupAgreementSerializer(many=True)
-    topic_groups = GroupAgreementSerializer(many=True, help_text="worst first")
-    campaign_pairs = PairAgreementSerializer(many=True, help_text="worst first")
-    topic_pairs = PairAgreementSerializer(many=True, help_text="worst first")
-    assessors = AssessorAgreementSerializer(many=True)
-    confusion = ConfusionSerializer(required=False, help_text="with ?a=&b=")
-
-
 class PoolAgreementView(APIView):
     permission_classes = ORGANISERS
 
@@ -468,15 +322,21 @@ class PoolAgreementView(APIView):
             OpenApiParameter("a", str, description="with b: their confusion matrix"),
             OpenApiParameter("b", str),
             OpenApiParameter("topic", str, description="the confusion matrix of one topic"),
+            OpenApiParameter(
+                "machines",
+                str,
+                description="0 leaves machine assessors out; default: included when the "
+                "pool has machine labels",
+            ),
         ],
         responses={200: AgreementSerializer, 400: OpenApiResponse(description="Bad options.")},
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """Agreement per topic and per assessor pair, worst first (the agreement page)."""
         pool = pool_or_404(pool_id)
-        report = selectors.agreement_report(pool)
-        names = [a.name for a in report.aspects]
         params = request.query_params
+        report = selectors.agreement_report(pool, machines=machines_option(params.get("machines")))
+        names = [a.name for a in report.aspects]
         aspect = params.get("aspect") or names[0]
         statistic = params.get("statistic") or STATISTICS[0]
         problems = {}
@@ -487,7 +347,17 @@ class PoolAgreementView(APIView):
         if problems:
             raise serializers.ValidationError(problems)
         pairs, groups = report.pairs, report.groups
+        raters = sorted(set(report.labels["assessor"])) if len(report.labels) else []
         body: dict[str, Any] = {
+            "machines": bool(report.machines),
+            "raters": [
+                {
+                    "assessor": who,
+                    "name": report.display_name(who),
+                    "is_machine": report.is_machine(who),
+                }
+                for who in raters
+            ],
             "aspects": names,
             "aspect": aspect,
             "statistic": statistic,
@@ -496,9 +366,10 @@ class PoolAgreementView(APIView):
             "topic_groups": records(
                 _worst(groups, aspect, "krippendorff_alpha_nominal", scope="topic")
             ),
-            "campaign_pairs": records(_worst(pairs, aspect, statistic, scope="campaign")),
-            "topic_pairs": records(_worst(pairs, aspect, statistic, scope="topic")),
+            "campaign_pairs": _marked(report, _worst(pairs, aspect, statistic, scope="campaign")),
+            "topic_pairs": _marked(report, _worst(pairs, aspect, statistic, scope="topic")),
             "assessors": records(report.assessors),
+            "human_machine": selectors.human_machine_matrices(pool, report),
         }
         a, b = params.get("a"), params.get("b")
         if a and b:
@@ -522,6 +393,14 @@ class PoolAgreementView(APIView):
         return Response(AgreementSerializer(body).data)
 
 
+def _marked(report: Any, frame: Any) -> list[dict[str, Any]]:
+    rows = records(frame)
+    for row in rows:
+        row["is_machine_a"] = report.is_machine(row["assessor_a"])
+        row["is_machine_b"] = report.is_machine(row["assessor_b"])
+    return rows
+
+
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
@@ -533,37 +412,6 @@ def _worst(frame: Any, aspect: str, statistic: str, *, scope: str) -> Any:
 
 # --------------------------------------------------------------------------
 # Adjudication and policy
-
-
-class DisagreementSerializer(serializers.Serializer):
-    query_id = serializers.CharField()
-    doc_id = serializers.CharField()
-    n_judgments = serializers.IntegerField()
-    assessors = serializers.ListField(child=serializers.CharField())
-    relevance_values = serializers.ListField(
-        child=serializers.IntegerField(), help_text="in the assessors' order"
-    )
-    spread = serializers.IntegerField(help_text="max - min relevance")
-    crosses_line = serializers.BooleanField(help_text="relevant to some, not to others")
-    disagrees_on = serializers.ListField(child=serializers.CharField())
-
-
-class AdjudicationInputSerializer(serializers.Serializer):
-    topic = serializers.CharField(help_text="topic id")
-    docno = serializers.CharField()
-    relevance = serializers.JSONField(help_text="A relevance grade of the campaign's schema.")
-    aspects = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
-    reason = serializers.CharField(required=False, allow_blank=True, default="")
-
-
-class AdjudicationSerializer(serializers.Serializer):
-    topic = serializers.CharField(source="topic.topic_id")
-    docno = serializers.CharField()
-    relevance = serializers.IntegerField()
-    aspects = serializers.DictField(child=serializers.IntegerField())
-    reason = serializers.CharField(allow_blank=True)
-    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
-    decided_at = serializers.DateTimeField()
 
 
 class PoolAdjudicationView(ListAPIView):
@@ -618,15 +466,6 @@ class PoolAdjudicationView(ListAPIView):
         return Response(AdjudicationSerializer(adjudication).data)
 
 
-class PolicySerializer(serializers.Serializer):
-    steps = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="In order, e.g. adjudicated, primary, majority, maximum.",
-    )
-    disagreement_mode = serializers.ChoiceField(choices=PoolPolicy.DISAGREEMENT_MODES)
-    overlap_spec = serializers.JSONField(read_only=True, allow_null=True)
-
-
 class PoolPolicyView(APIView):
     permission_classes = ORGANISERS
 
@@ -635,6 +474,8 @@ class PoolPolicyView(APIView):
         return {
             "steps": policy.label_policy["steps"],
             "disagreement_mode": policy.disagreement_mode,
+            "queue_order": policy.queue_order,
+            "post_edit": policy.post_edit,
             "overlap_spec": policy.overlap_spec,
         }
 
@@ -665,5 +506,11 @@ class PoolPolicyView(APIView):
         except ValueError as error:
             return Response(
                 {"detail": f"Policy not changed: {error}"}, status=status.HTTP_400_BAD_REQUEST
+            )
+        if "queue_order" in data or "post_edit" in data:
+            policy = services.policy_machine_use_update(
+                pool=pool,
+                queue_order=data.get("queue_order", policy.queue_order),
+                post_edit=data.get("post_edit", policy.post_edit),
             )
         return Response(self._body(policy))

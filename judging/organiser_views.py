@@ -16,12 +16,18 @@ from judging import selectors, services
 from judging.core.agreement import confusion_matrix, records, worst_first
 from judging.core.highlight import highlight_html, query_terms
 from judging.core.overlap import OverlapPlanError
-from judging.forms import HistoryLookupForm, OverlapForm, PolicyForm
+from judging.forms import (
+    HistoryLookupForm,
+    MachineUseForm,
+    OverlapForm,
+    PolicyForm,
+    machines_option,
+)
 from judging.models import Assignment, DocumentNote, Judgment, JudgmentEvent, PoolPolicy
 from judging.status import campaign_status
+from pooling.errors import OverBudget
 from pooling.models import Document, Pool, PoolEntry, Topic
 from pooling.selectors import campaign_budget, count_without_text, pool_or_404
-from pooling.services import OverBudget
 from workbench.core.label_schema import LabelError
 from workbench.http import ids_of
 from workbench.roles import organiser_required
@@ -192,9 +198,12 @@ def pool_overlap(request: HttpRequest, pool_id: int) -> HttpResponse:
 
 @organiser_required
 def pool_agreement(request: HttpRequest, pool_id: int) -> HttpResponse:
-    """Agreement per topic and per assessor pair, worst first; a pair's confusion matrix."""
+    """Agreement per topic and per assessor pair, worst first; a pair's confusion matrix.
+    Machine assessors take part as assessors (`?machines=0` leaves them out), with the
+    humans' final labels by each machine's labels."""
     pool = pool_or_404(pool_id)
-    report = selectors.agreement_report(pool)
+    machines = machines_option(request.GET.get("machines"))
+    report = selectors.agreement_report(pool, machines=machines)
     names = [a.name for a in report.aspects]
     aspect_name = request.GET.get("aspect") if request.GET.get("aspect") in names else names[0]
     statistic = request.GET.get("statistic", "cohen_kappa")
@@ -216,16 +225,40 @@ def pool_agreement(request: HttpRequest, pool_id: int) -> HttpResponse:
         "topic_groups": _rows(
             _worst(report.groups, aspect_name, "krippendorff_alpha_nominal", scope="topic")
         ),
-        "campaign_pairs": _rows(_worst(pairs, aspect_name, statistic, scope="campaign")),
-        "topic_pairs": _rows(_worst(pairs, aspect_name, statistic, scope="topic")),
+        "campaign_pairs": _named(report, _worst(pairs, aspect_name, statistic, scope="campaign")),
+        "topic_pairs": _named(report, _worst(pairs, aspect_name, statistic, scope="topic")),
         "assessors": _rows(report.assessors),
-        "overlap": _rows(_worst(pairs, "relevance", "voorhees_overlap", scope="campaign")),
+        "overlap": _named(report, _worst(pairs, "relevance", "voorhees_overlap", scope="campaign")),
+        "machines": report.machines,
+        "machines_available": report.machines_available,
+        "machines_shown": bool(report.machines),
+        "machines_param": "" if machines is None else ("1" if machines else "0"),
+        "human_machine": [
+            m | {"table": list(zip(m["values"], m["counts"], strict=True))}
+            for m in selectors.human_machine_matrices(pool, report, aspect=aspect_name)
+        ],
     }
     a, b = request.GET.get("a"), request.GET.get("b")
     if a and b:
         matrix = _confusion(report, aspect_name, a, b, request.GET.get("topic") or None)
-        context["confusion"] = {"a": a, "b": b, "topic": request.GET.get("topic"), "matrix": matrix}
+        context["confusion"] = {
+            "a": report.display_name(a),
+            "b": report.display_name(b),
+            "topic": request.GET.get("topic"),
+            "matrix": matrix,
+        }
     return render(request, "judging/pool_agreement.html", context)
+
+
+def _named(report: Any, frame: Any) -> list[dict[str, Any]]:
+    """Pair rows with each side's display name and whether it is a machine."""
+    rows = _rows(frame)
+    for row in rows:
+        for side in ("a", "b"):
+            who = row[f"assessor_{side}"]
+            row[f"name_{side}"] = report.display_name(who)
+            row[f"is_machine_{side}"] = report.is_machine(who)
+    return rows
 
 
 def _worst(frame: Any, aspect: str, statistic: str, *, scope: str) -> Any:
@@ -258,6 +291,14 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
     """The queue of disagreements, and the stored policy that makes final labels."""
     pool = pool_or_404(pool_id)
     policy = selectors.policy_of(pool)
+    if request.method == "POST" and request.POST.get("form") == "machine_use":
+        use = MachineUseForm(request.POST)
+        if use.is_valid():
+            services.policy_machine_use_update(pool=pool, **use.cleaned_data)
+            messages.success(request, "Queue order and post-edit saved.")
+        else:
+            messages.error(request, f"Not changed: {use.errors.as_text()}")
+        return redirect("judging:pool_adjudication", pool.pk)
     if request.method == "POST":
         form = PolicyForm(request.POST)
         try:
@@ -295,6 +336,8 @@ def pool_adjudication(request: HttpRequest, pool_id: int) -> HttpResponse:
             "policy": policy,
             "policy_text": ", ".join(policy.label_policy["steps"]),
             "modes": PoolPolicy.DISAGREEMENT_MODES,
+            "queue_orders": PoolPolicy.QUEUE_ORDERS,
+            "adaptive": bool(pool.spec.get("strategy")),
             "items": items,
             "adjudicated": selectors.adjudicated_count(pool),
         },

@@ -10,13 +10,14 @@ topic and aspect.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.db.models import Exists, Max, Min, OuterRef, QuerySet
+from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
 
 from judging.core import agreement, agreement_table, labels
 from judging.models import (
@@ -176,14 +177,28 @@ def _with_aspects(
 
 @dataclass(frozen=True)
 class AgreementReport:
+    """The agreement of a pool's assessors. `labels`, `pairs` and `groups` hold the
+    machine assessors too when `machines` lists any (their accounts' usernames, each
+    mapped to its display name); `assessors`, the flagging of assessors, is always
+    over human pairs only."""
+
     labels: pd.DataFrame
     aspects: tuple[agreement.Aspect, ...]
     pairs: pd.DataFrame
     groups: pd.DataFrame
     assessors: pd.DataFrame
+    machines: dict[str, str] = field(default_factory=dict)
+    machines_available: bool = False
 
     def aspect(self, name: str) -> agreement.Aspect:
         return next(a for a in self.aspects if a.name == name)
+
+    def is_machine(self, assessor: str) -> bool:
+        return assessor in self.machines
+
+    def display_name(self, assessor: str) -> str:
+        """A human's username; a machine's name followed by "(machine)"."""
+        return self.machines.get(assessor, assessor)
 
     def summary(self) -> dict:
         return agreement.agreement_summary(self.pairs, self.groups)
@@ -193,35 +208,130 @@ def schema_aspects(pool: Pool) -> tuple[agreement.Aspect, ...]:
     return agreement_table.schema_aspects(pool.campaign.schema)
 
 
-def agreement_report(pool: Pool) -> AgreementReport:
-    # Any judgment change appends an event; a late run adds entries.
+def agreement_report(pool: Pool, *, machines: bool | None = None) -> AgreementReport:
+    """Agreement of the pool's assessors, machine assessors among them when `machines`
+    is True, or None (the default) and the pool has machine labels; humans only with
+    False. The flagging of assessors (`assessors`) is over human pairs only."""
+    from judging.machine_selectors import machine_display_names, machine_labels_frame
+
+    # Any judgment change appends an event; a late run adds entries; a machine run
+    # or import changes its labels' count or latest update.
     version = JudgmentEvent.objects.filter(topic__campaign=pool.campaign).aggregate(Max("id"))
-    key = f"agreement:{pool.pk}:{version['id__max']}:{pool.entries.count()}"
+    machine_version = machine_labels_version(pool.campaign)
+    key = (
+        f"agreement:{pool.pk}:{version['id__max']}:{pool.entries.count()}:"
+        f"{machine_version}:{machines}"
+    )
     report = cache.get(key)
     if report is None:
-        table = judgments_frame(pool)
+        humans = judgments_frame(pool)
+        machine_frame = machine_labels_frame(pool)
+        include = bool(len(machine_frame)) if machines is None else machines
+        table = pd.concat([humans, machine_frame], ignore_index=True) if include else humans
+        if include and not len(humans):
+            table = machine_frame
         aspects = schema_aspects(pool)
         pairs = agreement.pairwise_agreement(table, aspects=aspects)
+        names = machine_display_names(pool.campaign) if include else {}
+        human_pairs = pairs[~pairs.assessor_a.isin(names) & ~pairs.assessor_b.isin(names)]
         report = AgreementReport(
             labels=table,
             aspects=aspects,
             pairs=pairs,
             groups=agreement.group_agreement(table, aspects=aspects),
-            assessors=agreement.assessor_agreement(pairs),
+            assessors=agreement.assessor_agreement(human_pairs),
+            machines={u: n for u, n in names.items() if u in set(table["assessor"])},
+            machines_available=bool(len(machine_frame)),
         )
         cache.set(key, report, timeout=3600)
     return report
 
 
-def agreement_lines(pool: Pool) -> pd.DataFrame:
+def human_machine_matrices(
+    pool: Pool, report: AgreementReport, *, aspect: str | None = None
+) -> list[dict[str, Any]]:
+    """Per machine of the report and per aspect (or the one named): the confusion
+    matrix of the humans' final labels (rows) by the machine's labels (columns) on
+    the documents both labelled, every grade of the schema (`judging.core.calibration`).
+    JSON-ready dicts: machine (username), name, aspect, values, counts, n."""
+    if not report.machines:
+        return []
+    from judging.core.calibration import calibrate_frames
+
+    humans = judgments_frame(pool)
+    if humans.empty:
+        return []
+    final = final_labels(pool)
+    chosen = [a for a in report.aspects if aspect is None or a.name == aspect]
+    matrices = []
+    for username, name in sorted(report.machines.items()):
+        rows = report.labels[report.labels["assessor"] == username]
+        for one in chosen:
+            calibration = calibrate_frames(final, rows, aspect=one)
+            matrices.append(
+                {
+                    "machine": username,
+                    "name": name,
+                    "aspect": one.name,
+                    "values": list(calibration.values),
+                    "counts": [list(row) for row in calibration.confusion],
+                    "n": calibration.n,
+                }
+            )
+    return matrices
+
+
+def machine_labels_version(campaign: Campaign) -> str:
+    """Changes whenever a machine label of the campaign is added, changed or removed."""
+    from judging.models import MachineJudgment
+
+    seen = MachineJudgment.objects.filter(machine__campaign=campaign).aggregate(
+        n=Count("id"), last=Max("updated_at"), top=Max("id")
+    )
+    return f"{seen['n']}.{seen['top']}.{seen['last'].isoformat() if seen['last'] else ''}"
+
+
+def agreement_lines(pool: Pool, *, machines: bool | None = None) -> pd.DataFrame:
     """The agreement table (`manage.py agreement --pool`) from the page's report."""
-    report = agreement_report(pool)
-    return agreement_table.lines_of(report.pairs, report.groups, schema=pool.campaign.schema)
+    report = agreement_report(pool, machines=machines)
+    pairs = report.pairs
+    if report.machines:  # a machine is named as pages name it: "qwen (machine)"
+        pairs = pairs.assign(
+            assessor_a=pairs.assessor_a.map(report.display_name),
+            assessor_b=pairs.assessor_b.map(report.display_name),
+        )
+    return agreement_table.lines_of(pairs, report.groups, schema=pool.campaign.schema)
 
 
 def policy_of(pool: Pool) -> PoolPolicy:
     """The pool's stored policy, or the default one (unsaved: reading writes nothing)."""
     return PoolPolicy.objects.filter(pool=pool).first() or PoolPolicy(pool=pool)
+
+
+def machine_use_manifest(pool: Pool) -> dict[str, Any]:
+    """How machines helped the pool's assessors, for the export manifest: the queue
+    order, post-edit, and how many judgment changes were made with a machine label
+    shown (post-edit)."""
+    policy = policy_of(pool)
+    in_pool = PoolEntry.objects.filter(pool=pool, topic=OuterRef("topic"), docno=OuterRef("docno"))
+    shown = JudgmentEvent.objects.filter(
+        Exists(in_pool), topic__campaign=pool.campaign, shown_machine_label__isnull=False
+    ).count()
+    adaptive = bool(pool.spec.get("strategy"))
+    return {
+        "queue_order": policy.queue_order,
+        "queue_order_applies": not adaptive,
+        "queue_order_note": (
+            "adaptive pool: its strategy chose the next document"
+            if adaptive
+            else "machine_first: each queue began with the documents no machine labelled or "
+            "whose machine samples disagreed"
+            if policy.queue_order == PoolPolicy.MACHINE_FIRST
+            else "the pool's presentation order"
+        ),
+        "post_edit": policy.post_edit,
+        "judgment_events_with_machine_label_shown": shown,
+    }
 
 
 def disagreements(pool: Pool) -> pd.DataFrame:

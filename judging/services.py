@@ -32,10 +32,10 @@ from judging.models import (
     OverlapItem,
     PoolPolicy,
 )
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.models import Campaign, Pool, PoolEntry, Topic
+from pooling.pool_services import budget_check
 from pooling.selectors import pool_entries_frame
-from pooling.services import budget_check
 from workbench.core.label_schema import LabelSchema
 from workbench.core.problems import InputError
 
@@ -168,8 +168,12 @@ def judgment_record(
     aspects: dict[str, Any],
     seconds: float = 0.0,
     schema: LabelSchema | None = None,
+    shown_machine_label: dict[str, Any] | None = None,
 ) -> Judgment:
     """Create or change one judgment, appending an event when the labels change.
+
+    `shown_machine_label`: with post-edit on, the machine labels the judging page
+    showed the assessor (`machine_selectors.post_edit_labels`), kept on the event.
 
     Saving the labels a judgment already has changes nothing (a double submit,
     a retried request or a repeated PUT is idempotent): no event, and no time
@@ -200,7 +204,7 @@ def judgment_record(
                 judgment = _locked(assessor, topic, docno)
                 assert judgment is not None
             else:
-                _log(judgment, JudgmentEvent.CREATE, None, new_labels, spent)
+                _log(judgment, JudgmentEvent.CREATE, None, new_labels, spent, shown_machine_label)
                 # Judged after all: no longer set aside (the note itself stays).
                 DocumentNote.objects.filter(assessor=assessor, topic=topic, docno=docno).exclude(
                     cannot_judge=""
@@ -212,7 +216,7 @@ def judgment_record(
         judgment.seconds += spent
         judgment.relevance, judgment.aspects = rel, cleaned
         judgment.save(update_fields=["relevance", "aspects", "seconds", "updated_at"])
-        _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent)
+        _log(judgment, JudgmentEvent.UPDATE, old_labels, new_labels, spent, shown_machine_label)
     return judgment
 
 
@@ -350,6 +354,7 @@ def _log(
     old: dict[str, Any] | None,
     new: dict[str, Any] | None,
     seconds: float,
+    shown_machine_label: dict[str, Any] | None = None,
 ) -> None:
     JudgmentEvent.objects.create(
         assessor_id=judgment.assessor_id,
@@ -359,6 +364,7 @@ def _log(
         old=old,
         new=new,
         seconds=seconds,
+        shown_machine_label=shown_machine_label,
     )
 
 
@@ -379,6 +385,19 @@ def policy_update(*, pool: Pool, steps: Sequence[str], disagreement_mode: str) -
     policy, _ = PoolPolicy.objects.update_or_create(
         pool=pool,
         defaults={"label_policy": label_policy, "disagreement_mode": disagreement_mode},
+    )
+    return policy
+
+
+def policy_machine_use_update(*, pool: Pool, queue_order: str, post_edit: bool) -> PoolPolicy:
+    """Set how machines help the pool's assessors: the queue order ("default" or
+    "machine_first") and post-edit (the judging page shows the machines' labels).
+    Raises ValueError for an unknown order, and stores nothing then."""
+    if queue_order not in dict(PoolPolicy.QUEUE_ORDERS):
+        orders = ", ".join(dict(PoolPolicy.QUEUE_ORDERS))
+        raise ValueError(f"queue order must be one of {orders}, not {queue_order!r}")
+    policy, _ = PoolPolicy.objects.update_or_create(
+        pool=pool, defaults={"queue_order": queue_order, "post_edit": bool(post_edit)}
     )
     return policy
 
@@ -540,7 +559,7 @@ def judgments_import(
     `create_assessors`, which makes accounts that cannot log in until an
     organiser sets a password. With `make_pool`, the same transaction makes
     the pool of every (topic, docno) the rows judge
-    (`pooling.services.pool_from_judged`), so that judgments loaded from a
+    (`pooling.pool_services.pool_from_judged`), so that judgments loaded from a
     published qrels file can be adjudicated, exported and scored; if the pool
     cannot be made, nothing is stored.
     """
@@ -619,7 +638,7 @@ def judgments_import(
             pairs = pd.DataFrame(
                 [(row.topic_id, row.docno) for row in every_row], columns=["query_id", "doc_id"]
             )
-            pool = pooling_services.pool_from_judged(
+            pool = pool_services.pool_from_judged(
                 campaign=campaign, pairs=pairs, name=make_pool.name, source=make_pool.source
             )
     return JudgmentImportResult(

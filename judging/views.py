@@ -16,9 +16,10 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from judging import services
+from judging import selectors, services
 from judging.core.highlight import highlight_html, query_terms
 from judging.forms import ActiveTimeForm, CannotJudgeForm, NoteForm
+from judging.machine_selectors import post_edit_labels
 from judging.models import Assignment, DocumentNote, Judgment
 from pooling.models import Document, PoolEntry
 from workbench.core.label_schema import LabelError
@@ -113,6 +114,7 @@ def _judge_entry(request: HttpRequest, assignment: Assignment, entry: PoolEntry)
             aspects=aspects,
             seconds=timing.cleaned_data["seconds"] or 0.0,
             schema=schema,
+            shown_machine_label=_shown_machine_label(assignment, entry),
         )
     except LabelError as error:
         return _rejected(request, assignment, entry, str(error))
@@ -208,6 +210,18 @@ def _entry_url(assignment: Assignment, docno: str, position: int | None) -> str:
     return reverse("judging:judge_document", args=[assignment.pk, docno])
 
 
+def _post_edit(assignment: Assignment) -> bool:
+    return selectors.policy_of(assignment.pool).post_edit
+
+
+def _shown_machine_label(assignment: Assignment, entry: PoolEntry) -> dict[str, Any] | None:
+    """With post-edit on, what the page shows of the machines' labels of the document,
+    {machine name: labels} ({} for none), recorded with the judgment; else None."""
+    if not _post_edit(assignment):
+        return None
+    return {s.machine: s.labels for s in post_edit_labels(assignment.topic, entry.docno)}
+
+
 def _rejected(
     request: HttpRequest, assignment: Assignment, entry: PoolEntry, error: str
 ) -> HttpResponse:
@@ -293,6 +307,9 @@ def _panel_context(
         ],
         "aspects_open": chosen.get("relevance") not in (None, 0),
     }
+    if _post_edit(assignment):  # the only place an assessor is shown a machine's label
+        context["post_edit"] = True
+        context["machine_labels"] = post_edit_labels(topic, entry.docno)
     return context
 
 

@@ -24,10 +24,10 @@ from rest_framework.views import APIView
 from participation import selectors as team_selectors
 from participation import services as team_services
 from participation.forms import TeamRunUploadForm
-from pooling.api import ProblemSerializer
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.models import Campaign, Run, Team
-from pooling.services import RunUpload
+from pooling.run_services import RunUpload
+from pooling.serializers import ProblemSerializer
 from scoring import release_selectors
 from workbench import uploads
 from workbench.api import OptionalPagination

@@ -1,8 +1,8 @@
 """Writes for participation: teams, their runs and precedence, the organiser's
 submission settings (releases of results are `scoring.services.release_create`).
 
-A team's run is checked exactly as an organiser's upload is (`services.runs_check`,
-problems as `file:line: reason`) and stored by the same `services.runs_store`;
+A team's run is checked exactly as an organiser's upload is (`run_services.runs_check`,
+problems as `file:line: reason`) and stored by the same `run_services.runs_store`;
 the deadline and the most runs per team are checked first. Nothing is stored
 when anything is refused.
 """
@@ -17,10 +17,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from pooling import answer_services, services
+from pooling import answer_services, run_services
 from pooling.errors import SubmissionRefused, TeamError
 from pooling.models import AnswerRun, Campaign, Run, Team
-from pooling.services import RunUpload
+from pooling.run_services import RunUpload
 from workbench.core.id_limits import control_problem
 from workbench.core.problems import InputError
 from workbench.roles import is_organiser
@@ -149,11 +149,11 @@ def team_run_submit(*, team: Team, upload: RunUpload, uploaded_by: Any = None) -
                     f"team {team.name} already has {held} run(s), the most {campaign.name} "
                     f"takes from one team: {upload.name} is not accepted."
                 )
-            [parsed] = services.runs_check(campaign=campaign, uploads=[upload])
+            [parsed] = run_services.runs_check(campaign=campaign, uploads=[upload])
             if not parsed.ok:
                 raise InputError.from_log(parsed.problems)
             last = team.runs.aggregate(p=Max("precedence"))["p"] or 0
-            [run] = services.runs_store(
+            [run] = run_services.runs_store(
                 campaign=campaign,
                 accepted=[(upload, parsed)],
                 uploaded_by=uploaded_by,
@@ -259,5 +259,5 @@ def team_run_withdraw(*, team: Team, run: Run) -> None:
         others = list(
             team.runs.select_for_update().exclude(pk=run.pk).order_by("precedence", "tag")
         )
-        services.run_delete(run=run)
+        run_services.run_delete(run=run)
         team_run_precedence_set(team=team, order=[other.tag for other in others])

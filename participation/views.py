@@ -32,7 +32,7 @@ from participation.forms import (
 from participation.scores_selectors import team_releases
 from pooling.errors import RunInUse, SubmissionRefused, TeamError
 from pooling.models import Campaign, Run, Team
-from pooling.services import RunUpload
+from pooling.run_services import RunUpload
 from scoring import release_selectors
 from workbench import uploads
 from workbench.core.problems import InputError

@@ -14,11 +14,11 @@ from typing import Any
 
 from django.db import transaction
 
-from pooling import services
+from pooling import run_services
 from pooling.core.answer_files import Answer as ParsedAnswer
 from pooling.core.answer_files import read_generated_answers
 from pooling.models import Answer, AnswerRun, AnswerSentence, Campaign, Citation, Team
-from pooling.services import RunUpload
+from pooling.run_services import RunUpload
 from workbench.core.problems import InputError, Problem
 
 
@@ -65,7 +65,7 @@ def answer_runs_import(
         if (text := cited_run_text(tag, answers))
     ]
     if pool_cited and ranked:
-        checked = services.runs_check(campaign=campaign, uploads=ranked)
+        checked = run_services.runs_check(campaign=campaign, uploads=ranked)
         refused = [run.problems for run in checked if not run.ok]
         if refused:
             raise InputError.from_logs(*refused)
@@ -83,7 +83,7 @@ def answer_runs_import(
         ]
         _store_answers(runs, by_run, topics)
         if pool_cited and ranked:
-            services.runs_store(
+            run_services.runs_store(
                 campaign=campaign,
                 accepted=list(zip(ranked, checked, strict=True)),
                 uploaded_by=uploaded_by,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from pooling import api, pool_api
+from pooling import api, pool_api, run_api
 
 urlpatterns = [
     path("campaigns/", api.CampaignListView.as_view(), name="api-campaigns"),
@@ -22,11 +22,13 @@ urlpatterns = [
         api.DocumentView.as_view(),
         name="api-document",
     ),
-    path("campaigns/<slug:slug>/runs/", api.CampaignRunsView.as_view(), name="api-campaign-runs"),
-    path("campaigns/<slug:slug>/runs/<int:run_id>/", api.RunView.as_view(), name="api-run"),
+    path(
+        "campaigns/<slug:slug>/runs/", run_api.CampaignRunsView.as_view(), name="api-campaign-runs"
+    ),
+    path("campaigns/<slug:slug>/runs/<int:run_id>/", run_api.RunView.as_view(), name="api-run"),
     path(
         "campaigns/<slug:slug>/runs/<int:run_id>/replace/",
-        api.RunReplaceView.as_view(),
+        run_api.RunReplaceView.as_view(),
         name="api-run-replace",
     ),
     path("campaigns/<slug:slug>/pools/", pool_api.CampaignPoolsView.as_view(), name="api-pools"),

@@ -17,7 +17,7 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.text import get_valid_filename
 
-from pooling import selectors, services
+from pooling import pool_services, run_services, selectors, services
 from pooling.core.spec import PoolSpec, spec_label
 from pooling.models import Campaign, Pool, PoolRevision, Run
 from workbench.jobs import JobLeaseLost, JobProgress, job_start
@@ -27,7 +27,7 @@ from workbench.models import Job
 def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
     """Build a pool: params campaign (slug), spec (`PoolSpec.to_dict`), name,
     confirm_over_budget, runs_per_team (optional: each team's first N runs).
-    Progress counts the pool's topics made ready to store (`services.pool_build`);
+    Progress counts the pool's topics made ready to store (`pool_services.pool_build`);
     the log says when the runs are ranked and when the entries are stored."""
     params = job.params
     campaign = Campaign.objects.get(slug=params["campaign"])
@@ -63,7 +63,7 @@ def pool_build(job: Job, progress: JobProgress) -> dict[str, Any]:
             }
         )
 
-    services.pool_build(
+    pool_services.pool_build(
         campaign=campaign,
         spec=PoolSpec.from_dict(params["spec"]),
         name=params.get("name", ""),
@@ -87,7 +87,7 @@ def pool_build_start(
 ) -> Job:
     """Start the job that builds the pool (`pool_build`, above): it reads every
     run file, too long for a request. The name defaults to the spec's label;
-    `runs_per_team` as for `services.pool_build`."""
+    `runs_per_team` as for `pool_services.pool_build`."""
     return job_start(
         kind=pool_build,
         title=f"Build pool {name or spec_label(spec)}",
@@ -123,7 +123,7 @@ def pool_revise(job: Job, progress: JobProgress) -> dict[str, Any]:
             {"pool": pool.pk, "campaign": pool.campaign.slug, "revision": revision.number}
         )
 
-    services.pool_revise(
+    pool_services.pool_revise(
         pool=pool,
         spec=PoolSpec.from_dict(params["spec"]),
         topics=params["topics"],
@@ -163,7 +163,7 @@ def pool_revise_start(
 def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     """Import uploaded run files kept on disk (`runs_import_start`): params
     campaign (slug), files ([{path, name}], storage names), keep_valid. Progress
-    counts the files read and checked. Checked and stored as `services.runs_import`
+    counts the files read and checked. Checked and stored as `run_services.runs_import`
     does: a rejected file fails the job with its `file:line: reason` problems and
     stores nothing (with keep_valid, the valid files are stored and the log lists
     the rejected ones). The uploaded files are removed when the job ends, done or
@@ -172,7 +172,9 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
     campaign = Campaign.objects.get(slug=params["campaign"])
     files = params["files"]
     _refuse_gone([f for f in files if not default_storage.exists(f["path"])])
-    uploads = [services.RunUpload(f["name"], Path(default_storage.path(f["path"]))) for f in files]
+    uploads = [
+        run_services.RunUpload(f["name"], Path(default_storage.path(f["path"]))) for f in files
+    ]
     progress(done=0, total=len(uploads), unit="files")
     for upload in uploads:
         progress.note(f"{upload.name}: {upload.data.stat().st_size:,} bytes")  # type: ignore[union-attr]
@@ -192,7 +194,7 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
 
     with _removed_at_the_end(files):
         try:
-            services.runs_import(
+            run_services.runs_import(
                 campaign=campaign,
                 uploads=uploads,
                 uploaded_by=job.created_by,
@@ -200,7 +202,7 @@ def runs_import(job: Job, progress: JobProgress) -> dict[str, Any]:
                 progress=counted,
                 before_commit=stored,
             )
-        except services.RunsPartlyImported as error:
+        except run_services.RunsPartlyImported as error:
             if not error.stored:
                 raise
             for line in str(error).splitlines():
@@ -217,7 +219,7 @@ def runs_import_start(
 ) -> Job:
     """Keep uploaded run files on disk and start the job that imports them
     (`runs_import`, above), for uploads too large to parse in a request.
-    The job checks and stores exactly as `services.runs_import` does, and removes the
+    The job checks and stores exactly as `run_services.runs_import` does, and removes the
     files when it ends."""
     names = ", ".join(f.name for f in files)
     return job_start(

@@ -10,11 +10,12 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from pooling import jobs, selectors, services
+from pooling import jobs, pool_services, selectors
 from pooling.core.budget import judged_share, run_contributions, run_overlap, whatif
 from pooling.core.pool_plots import depths_to_draw, judged_share_chart, pool_size_by_depth
 from pooling.core.spec import LIVE_STRATEGIES, PRESETS, PoolSpec, spec_label
 from pooling.core.strategies import order_tsv_lines, pool_tsv_lines
+from pooling.errors import OverBudget, PoolBuildError
 from pooling.forms import BudgetForm, PoolSpecForm, ReplanForm
 from pooling.models import Campaign, Pool
 from workbench.core.charts import Frame
@@ -47,9 +48,7 @@ def pool_new(request: HttpRequest, slug: str) -> HttpResponse:
         name = form.cleaned_data["name"] or spec_label(form.spec)
         if whatif.get("over_by") and not confirmed:
             needed = int(whatif["chosen"]["needed"])
-            over_budget = str(
-                services.OverBudget(whatif["budget_state"], needed, f"building pool {name}")
-            )
+            over_budget = str(OverBudget(whatif["budget_state"], needed, f"building pool {name}"))
         else:
             # The build reads every run file: a job, with its progress on its own page.
             job = jobs.pool_build_start(
@@ -91,7 +90,7 @@ def _whatif_context(campaign: Campaign, form: PoolSpecForm) -> dict[str, Any]:
         return {"whatif_error": form.error_text()}
     try:
         result = selectors.pool_whatif(campaign, form.spec, runs_per_team=form.pooled_per_team)
-    except services.PoolBuildError as error:
+    except PoolBuildError as error:
         return {"whatif_error": str(error)}
     budget = result.budget
     context: dict[str, Any] = {
@@ -261,17 +260,17 @@ def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse
     pool = _pool(slug, pool_id)
     runs = list(pool.campaign.runs.filter(pk__in=ids_of(request.POST.getlist("runs"))))
     try:
-        addition = services.pool_add_runs(
+        addition = pool_services.pool_add_runs(
             pool=pool,
             runs=runs,
             created_by=request.user,
             confirm_over_budget=truthy(request.POST.get("confirm_over_budget")),
         )
-    except services.OverBudget as error:
+    except OverBudget as error:
         messages.error(
             request, f"{error} Tick 'past the budget' beside the runs to add them anyway."
         )
-    except services.PoolBuildError as error:
+    except PoolBuildError as error:
         messages.error(request, str(error))
     else:
         messages.success(
@@ -283,7 +282,7 @@ def pool_add_runs(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse
 @organiser_required
 @require_POST
 def pool_retire(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
-    pool = services.pool_retire(pool=_pool(slug, pool_id), retired_by=request.user)
+    pool = pool_services.pool_retire(pool=_pool(slug, pool_id), retired_by=request.user)
     messages.success(
         request,
         f"Pool {pool.pk} retired: its topics left the assessors' lists; its judgments stay.",
@@ -294,7 +293,7 @@ def pool_retire(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
 @organiser_required
 @require_POST
 def pool_reopen(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
-    pool = services.pool_reopen(pool=_pool(slug, pool_id))
+    pool = pool_services.pool_reopen(pool=_pool(slug, pool_id))
     messages.success(request, f"Pool {pool.pk} reopened: its assignments are back.")
     return redirect("pooling:pool_detail", slug=slug, pool_id=pool.pk)
 
@@ -334,7 +333,7 @@ def pool_replan(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
         preview = selectors.pool_revision_preview(
             pool, spec=form.spec, topics=form.cleaned_data["chosen"]
         )
-    except services.PoolBuildError as error:
+    except PoolBuildError as error:
         context["error"] = str(error)
         return render(request, "pooling/pool_replan.html", context, status=400)
     over_by = context["budget_state"].over_by(preview.cost)
@@ -396,16 +395,16 @@ def _replan_budget(request: HttpRequest, pool: Pool, base: PoolSpec) -> HttpResp
     context |= {"change": change, "over_by": context["budget_state"].over_by(change.cost)}
     if request.method == "POST":
         try:
-            services.pool_budget_set(
+            pool_services.pool_budget_set(
                 pool=pool,
                 budget=budget,
                 created_by=request.user,
                 confirm_over_budget=form.cleaned_data["confirm_over_budget"],
             )
-        except services.OverBudget as error:
+        except OverBudget as error:
             context["error"] = str(error)
             return render(request, "pooling/pool_replan.html", context, status=409)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             context["error"] = str(error)
             return render(request, "pooling/pool_replan.html", context, status=400)
         messages.success(

@@ -150,7 +150,7 @@ def pool_runs(campaign: Campaign, *, runs_per_team: int | None = None) -> list[R
     """The runs a pool is built from: every run of the campaign, or with
     `runs_per_team` each team's first N runs by its precedence (1 = first) and
     the organiser's own runs (no team). Late runs are left out of the choice:
-    they join a pool only through a late-run addition (`services.pool_add_runs`)."""
+    they join a pool only through a late-run addition (`pool_services.pool_add_runs`)."""
     runs = list(campaign.runs.order_by("tag"))
     if runs_per_team is None:
         return runs

@@ -14,7 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from pooling import selectors, services
+from pooling import run_services, selectors, services
+from pooling.errors import RunInUse
 from pooling.forms import (
     AnswerUploadForm,
     CampaignEditForm,
@@ -228,13 +229,13 @@ def _store_documents(
 
 def _store_runs(request: HttpRequest, campaign: Campaign, data: dict[str, Any]) -> Stored | Job:
     try:
-        runs = services.runs_upload(
+        runs = run_services.runs_upload(
             campaign=campaign,
             files=data["files"],
             uploaded_by=request.user,
             keep_valid=data["keep_valid"],
         )
-    except services.RunsPartlyImported as error:
+    except run_services.RunsPartlyImported as error:
         if not error.stored:
             raise
         return Stored(_stored_runs_message(error.stored), rejected=error)
@@ -281,8 +282,8 @@ def run_delete(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     campaign = _get_campaign_for_organiser(slug)
     run = _get_run(campaign, run_id)
     try:
-        services.run_delete(run=run)
-    except services.RunInUse as error:
+        run_services.run_delete(run=run)
+    except RunInUse as error:
         messages.error(request, f"Not deleted: {error}.")
     else:
         messages.success(request, f"Run {run.tag} deleted.")
@@ -301,12 +302,12 @@ def run_replace(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         return redirect("pooling:campaign_detail", slug=campaign.slug)
     upload = form.cleaned_data["file"]
     try:
-        new = services.run_replace(
+        new = run_services.run_replace(
             run=run,
-            upload=services.RunUpload(upload.name, upload.read()),
+            upload=run_services.RunUpload(upload.name, upload.read()),
             uploaded_by=request.user,
         )
-    except services.RunInUse as error:
+    except RunInUse as error:
         messages.error(request, f"Not replaced: {error}.")
     except InputError as error:
         context = _detail_context(campaign, upload_errors={"run": error})

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from pooling.models import Campaign
-from scoring import answer_selectors, selectors
+from scoring import answer_selectors, leaderboard_selectors, selectors
 from scoring.answer_views import answers_campaign_or_404
 from scoring.core import plots
 from scoring.core.analysis import render as board_render
@@ -40,7 +40,7 @@ def _scored(campaign: Campaign, form: LeaderboardForm) -> tuple[Leaderboard, Sco
     if not table.runs:
         raise ValueError("no answer is judged yet: the leaderboard appears once some are")
     try:
-        return selectors.leaderboard_of(table, form.leaderboard_options()), table
+        return leaderboard_selectors.leaderboard_of(table, form.leaderboard_options()), table
     except selectors.ScoringError as error:
         raise ValueError(str(error)) from None
 

@@ -14,7 +14,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pooling.selectors import pool_or_404
-from scoring import background, jobs, selectors
+from scoring import (
+    background,
+    export_selectors,
+    jobs,
+    leaderboard_selectors,
+    reusability_selectors,
+    selectors,
+)
 from scoring.core.analysis.corrections import CORRECTIONS
 from scoring.core.analysis.render import to_json
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, ExportError
@@ -31,6 +38,30 @@ from workbench.models import Job
 from workbench.roles import IsOrganiser
 
 # What the answers hold, for the schema (the bodies are built by the selectors).
+
+LABEL_PARAMETERS = [
+    OpenApiParameter(
+        "labels",
+        str,
+        enum=list(selectors.LABEL_SOURCES),
+        description="whose labels (default human; human-then-machine: a human label where "
+        "one exists, else the machine's)",
+    ),
+    OpenApiParameter(
+        "machine",
+        str,
+        description="with a machine source: the machine's name (needed when several have "
+        "labels on the pool)",
+    ),
+]
+
+
+def _label_choice(request: Request, pool: Any) -> selectors.LabelChoice | Response:
+    """The request's label choice, or its 400 answer."""
+    try:
+        return selectors.label_choice_of(pool, request.query_params)
+    except selectors.LabelChoiceError as error:
+        return Response({"detail": str(error)}, status=400)
 
 
 class QrelsFormatSerializer(serializers.Serializer):
@@ -115,7 +146,7 @@ class QrelsFormatsView(APIView):
     )
     def get(self, request: Request, pool_id: int) -> Response:
         """The qrels formats, and which of them this pool can produce."""
-        choices = selectors.qrels_format_choices(pool=pool_or_404(pool_id))
+        choices = export_selectors.qrels_format_choices(pool=pool_or_404(pool_id))
         return Response([asdict(choice) | {"available": choice.available} for choice in choices])
 
 
@@ -123,20 +154,31 @@ class QrelsView(APIView):
     permission_classes = [IsAuthenticated, IsOrganiser]
 
     @extend_schema(
-        parameters=[OpenApiParameter("aspect", str, description="twoaspects: the second aspect")],
+        parameters=[
+            OpenApiParameter("aspect", str, description="twoaspects: the second aspect"),
+            *LABEL_PARAMETERS,
+        ],
         responses={
             (200, "text/plain"): str,
+            400: OpenApiResponse(description="A label source or machine the pool has not."),
             409: OpenApiResponse(description="A format the pool cannot produce, and why."),
         },
         description=f"One qrels file of the pool. Formats: {', '.join(FORMATS)}, inclusion.",
     )
     def get(self, request: Request, pool_id: int, fmt: str) -> Response:
         pool = pool_or_404(pool_id)
-        if fmt not in selectors.QRELS_FILES:
+        if fmt not in export_selectors.QRELS_FILES:
             raise Http404(f"no qrels format {fmt!r}")
+        choice = _label_choice(request, pool)
+        if isinstance(choice, Response):
+            return choice
         try:
-            file = selectors.qrels_file(
-                pool=pool, fmt=fmt, two_aspect=request.query_params.get("aspect")
+            file = export_selectors.qrels_file(
+                pool=pool,
+                fmt=fmt,
+                two_aspect=request.query_params.get("aspect"),
+                labels=choice.source,
+                machine=choice.machine or None,
             )
         except ExportError as error:
             return Response({"detail": str(error)}, status=409)
@@ -153,10 +195,12 @@ class BundleView(APIView):
                 str,
                 many=True,
                 description=f"default: those of {', '.join(DEFAULT_BUNDLE)} the pool can produce",
-            )
+            ),
+            *LABEL_PARAMETERS,
         ],
         responses={
             (200, "application/zip"): bytes,
+            400: OpenApiResponse(description="A label source or machine the pool has not."),
             409: OpenApiResponse(description="A format the pool cannot produce, and why."),
         },
         description="A zip of the chosen qrels formats with provenance.tsv and manifest.json.",
@@ -164,8 +208,13 @@ class BundleView(APIView):
     def get(self, request: Request, pool_id: int) -> Response:
         pool = pool_or_404(pool_id)
         formats = request.query_params.getlist("formats") or None  # what the pool can produce
+        choice = _label_choice(request, pool)
+        if isinstance(choice, Response):
+            return choice
         try:
-            data = selectors.qrels_bundle(pool=pool, formats=formats)
+            data = export_selectors.qrels_bundle(
+                pool=pool, formats=formats, labels=choice.source, machine=choice.machine or None
+            )
         except ExportError as error:
             return Response({"detail": str(error)}, status=409)
         return attachment(data, f"pool{pool.pk}-qrels.zip", "application/zip")
@@ -180,13 +229,15 @@ class ScoresView(APIView):
     _parameters = [
         OpenApiParameter("measure", str, many=True, description="trec_eval -m syntax, e.g. P.10"),
         OpenApiParameter("per_topic", bool),
+        *LABEL_PARAMETERS,
     ]
     _get, _post = job_result_responses(
         ScoreSerializer(many=True),
         {
+            400: OpenApiResponse(description="A label source or machine the pool has not."),
             409: OpenApiResponse(
                 description="A measure trec_eval does not know, or nothing to score."
-            )
+            ),
         },
     )
 
@@ -206,9 +257,17 @@ class ScoresView(APIView):
         per_topic = truthy(request.query_params.get("per_topic"))
         measures = request.query_params.getlist("measure") or list(selectors.DEFAULT_MEASURES)
         context: dict[str, Any] = {}  # the job's, for a large pool
+        choice = _label_choice(request, pool)
+        if isinstance(choice, Response):
+            return choice
         try:
             report = background.pool_scores(
-                request, pool=pool, measures=measures, context=context, per_topic=per_topic
+                request,
+                pool=pool,
+                measures=measures,
+                context=context,
+                per_topic=per_topic,
+                choice=choice,
             )
         except selectors.ScoringError as error:
             return Response({"detail": str(error)}, status=409)
@@ -233,6 +292,7 @@ class LeaderboardView(APIView):
         OpenApiParameter("test", str, enum=[*LeaderboardForm.TEST_LABELS], description="default t"),
         OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="holm"),
         OpenApiParameter("alpha", float, description="significance level (0.05)"),
+        *LABEL_PARAMETERS,
     ]
     _get, _post = job_result_responses(
         LeaderboardSerializer,
@@ -262,19 +322,28 @@ class LeaderboardView(APIView):
             return Response({"detail": form.error_text()}, status=400)
         context: dict[str, Any] = {}  # the job's, for a large pool
         options = form.leaderboard_options()
+        choice = _label_choice(request, pool)
+        if isinstance(choice, Response):
+            return choice
         try:
             table = background.leaderboard_table(
-                request, pool=pool, measure=form.cleaned_data["measure"], context=context
+                request,
+                pool=pool,
+                measure=form.cleaned_data["measure"],
+                context=context,
+                choice=choice,
             )
             return job_result_answer(
                 request,
                 context,
                 "leaderboard",
                 table,
-                lambda scored: Response(to_json(selectors.leaderboard_of(scored, options))),
+                lambda scored: Response(
+                    to_json(leaderboard_selectors.leaderboard_of(scored, options))
+                ),
             )
         except selectors.NoRuns as state:
-            empty = selectors.empty_leaderboard(form.cleaned_data["measure"], options)
+            empty = leaderboard_selectors.empty_leaderboard(form.cleaned_data["measure"], options)
             return Response({**to_json(empty), "detail": str(state)})
         except selectors.NothingJudged as state:
             return Response({"detail": str(state)}, status=409)
@@ -336,15 +405,17 @@ class ReusabilityView(APIView):
         """The pool, the measure, and the newest job on the current labels, or the
         refusal (400 for a measure or pool it cannot be made for, 409 unjudged)."""
         pool = pool_or_404(pool_id)
-        measure = request.query_params.get("measure") or selectors.reusability_default_measure(pool)
+        measure = request.query_params.get(
+            "measure"
+        ) or reusability_selectors.reusability_default_measure(pool)
         try:
-            selectors.reusability_measure(measure, pool=pool)
-            selectors.reusability_refusal(pool)
+            reusability_selectors.reusability_measure(measure, pool=pool)
+            reusability_selectors.reusability_refusal(pool)
         except selectors.NothingJudged as state:
             return pool, measure, Response({"detail": str(state)}, status=409)
         except selectors.ScoringError as error:
             return pool, measure, Response({"detail": str(error)}, status=400)
-        return pool, measure, selectors.reusability_job(pool, measure)
+        return pool, measure, reusability_selectors.reusability_job(pool, measure)
 
 
 class StrategyReplayView(APIView):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import answer_api, api, release_api, task_api
+from scoring import answer_api, api, calibration_api, release_api, task_api
 
 urlpatterns = [
     path(
@@ -9,6 +9,11 @@ urlpatterns = [
     path("pools/<int:pool_id>/qrels/<str:fmt>/", api.QrelsView.as_view(), name="api-pool-qrels"),
     path("pools/<int:pool_id>/bundle/", api.BundleView.as_view(), name="api-pool-bundle"),
     path("pools/<int:pool_id>/scores/", api.ScoresView.as_view(), name="api-pool-scores"),
+    path(
+        "pools/<int:pool_id>/calibration/",
+        calibration_api.CalibrationView.as_view(),
+        name="api-pool-calibration",
+    ),
     path(
         "pools/<int:pool_id>/leaderboard/",
         api.LeaderboardView.as_view(),

@@ -10,7 +10,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from pooling.models import Campaign, Pool
-from scoring import jobs, selectors, task_selectors
+from scoring import jobs, leaderboard_selectors, selectors, task_selectors
 from scoring.core.analysis.leaderboard import ScoreTable
 from scoring.core.tasks.subtasks import Scores, Subtask
 from scoring.models import TaskSubmission
@@ -65,20 +65,24 @@ def pool_scores(
     measures: list[str],
     context: dict[str, Any],
     per_topic: bool = False,
+    choice: selectors.LabelChoice = selectors.HUMAN_CHOICE,
 ) -> selectors.PoolScores | None:
-    """The campaign's runs scored on the pool's current labels (the scores page and
-    API): here for a small pool; for a large one those a job stored for the same
-    labels and measures, or None (`job_result`)."""
+    """The campaign's runs scored on the pool's current labels of `choice` (the
+    scores page and API): here for a small pool; for a large one those a job stored
+    for the same labels and measures, or None (`job_result`)."""
     if selectors.scores_in_request(pool):
-        return selectors.pool_scores_report(pool=pool, measures=measures, per_topic=per_topic)
+        return selectors.pool_scores_report(
+            pool=pool, measures=measures, per_topic=per_topic, choice=choice
+        )
     selectors.trec_measures(measures)  # a bad measure is the request's error, not a failed job
     params: dict[str, Any] = {
         "pool": pool.pk,
         "measures": measures,
-        "version": selectors.scores_version(pool, measures),
+        "version": selectors.scores_version(pool, measures, choice),
     }
     if per_topic:  # the page's jobs keep their params: found again as they were
         params["per_topic"] = True
+    params |= choice.params()  # none for the humans' labels: their jobs are found as before
     result = job_result(
         request,
         pool=pool,
@@ -91,15 +95,20 @@ def pool_scores(
 
 
 def leaderboard_table(
-    request: HttpRequest, *, pool: Pool, measure: str, context: dict[str, Any]
+    request: HttpRequest,
+    *,
+    pool: Pool,
+    measure: str,
+    context: dict[str, Any],
+    choice: selectors.LabelChoice = selectors.HUMAN_CHOICE,
 ) -> ScoreTable | None:
     """The measure's per-topic values a pool's leaderboard rests on (the page, its
     downloads and pictures, the API): scored here for a small pool; for a large
     one the table a job stored on the current labels, or None (`job_result`)."""
     selectors.leaderboard_measure_name(measure)  # the request's mistake, not a failed job
     if selectors.scores_in_request(pool):
-        return selectors.pool_score_table(pool=pool, measure=measure)
-    spec = selectors.leaderboard_job(pool, measure)
+        return leaderboard_selectors.pool_score_table(pool=pool, measure=measure, choice=choice)
+    spec = leaderboard_selectors.leaderboard_job(pool, measure, choice)
     result = job_result(request, pool=pool, context=context, **spec)
     return None if result is None else ScoreTable.from_dict(result["table"])
 

@@ -16,7 +16,8 @@ from scoring.core.exports import FORMATS
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask
 from scoring.models import MAX_SUBMISSION_NAME
-from scoring.selectors import DEFAULT_MEASURES, HUMAN_LABELS, LABEL_SOURCES, STABILITY_MEASURES
+from scoring.selectors import DEFAULT_MEASURES, HUMAN_LABELS, LABEL_SOURCES
+from scoring.stability_selectors import STABILITY_MEASURES
 
 
 class StabilityForm(forms.Form):
@@ -85,7 +86,14 @@ class ReleaseForm(LeaderboardForm):
         choices=[(source, source) for source in LABEL_SOURCES],
         required=False,
         initial=HUMAN_LABELS,
-        help_text="human: the final labels under the pool's policy, adjudications first.",
+        help_text="human: the final labels under the pool's policy, adjudications first; "
+        "machine: a machine assessor's; human-then-machine: a human label where one exists, "
+        "else the machine's.",
+    )
+    machine = forms.CharField(
+        required=False,
+        max_length=100,
+        help_text="With a machine source: the machine's name (needed when several have labels).",
     )
     reason = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), strip=True

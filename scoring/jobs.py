@@ -11,7 +11,15 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from pooling.models import Campaign, Pool
-from scoring import release_selectors, selectors, services, task_selectors
+from scoring import (
+    export_selectors,
+    leaderboard_selectors,
+    release_snapshot_selectors,
+    reusability_selectors,
+    selectors,
+    services,
+    task_selectors,
+)
 from scoring.core.analysis import reusability_render
 from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.tasks import subtasks
@@ -26,7 +34,12 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
     progress(done=0, total=1)
-    data = selectors.qrels_bundle(pool=pool, formats=params.get("formats"))
+    data = export_selectors.qrels_bundle(
+        pool=pool,
+        formats=params.get("formats"),
+        labels=params.get("labels") or selectors.HUMAN_LABELS,
+        machine=params.get("machine") or None,
+    )
     name = f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip"
     # Run again (its worker stopped after writing), the job writes the same file.
     path = f"exports/job-{job.pk}/{name}"
@@ -37,12 +50,19 @@ def qrels_bundle(job: Job, progress: JobProgress) -> dict[str, Any]:
     return {"file": path, "name": name, "bytes": len(data), "sha256": digest}
 
 
-def qrels_bundle_start(*, pool: Pool, formats: list[str] | None, created_by: Any = None) -> Job:
-    """Queue the pool's qrels bundle (`qrels_bundle`, above); the job's page offers it."""
+def qrels_bundle_start(
+    *,
+    pool: Pool,
+    formats: list[str] | None,
+    created_by: Any = None,
+    choice: selectors.LabelChoice = selectors.HUMAN_CHOICE,
+) -> Job:
+    """Queue the pool's qrels bundle (`qrels_bundle`, above) of `choice`'s labels; the
+    job's page offers it."""
     return job_start(
         kind=qrels_bundle,
         title=f"qrels bundle of pool {pool.pk}",
-        params={"pool": pool.pk, "formats": formats},
+        params={"pool": pool.pk, "formats": formats} | choice.params(),
         campaign=pool.campaign,
         created_by=created_by,
     )
@@ -59,21 +79,31 @@ def pool_scores(job: Job, progress: JobProgress) -> dict[str, Any]:
         measures=params["measures"],
         per_topic=params.get("per_topic", False),
         progress=progress,
+        choice=_choice(params),
     )
     runs = report.scores["run_id"].nunique()
     progress.note(f"{runs} runs scored over {len(report.judged_topics)} judged topics")
     return {"pool": pool.pk, "campaign": pool.campaign.slug, "scores": report.to_dict()}
 
 
+def _choice(params: dict[str, Any]) -> selectors.LabelChoice:
+    """Whose labels a job's params name (the humans' when they name none)."""
+    if not params.get("labels"):
+        return selectors.HUMAN_CHOICE
+    return selectors.LabelChoice(params["labels"], params.get("machine") or "")
+
+
 def pool_leaderboard(job: Job, progress: JobProgress) -> dict[str, Any]:
-    """Score a large pool's leaderboard: params as `selectors.leaderboard_job`, by
+    """Score a large pool's leaderboard: params as `leaderboard_selectors.leaderboard_job`, by
     which the page, its pictures and the API find it again. The result holds the
     measure's per-topic values of every run (`ScoreTable.to_dict`); the tests and
     intervals are worked out from it on each request, with its options. A
     failure stores nothing: the result is written only when the job is done."""
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
-    table = selectors.pool_score_table(pool=pool, measure=params["measure"], progress=progress)
+    table = leaderboard_selectors.pool_score_table(
+        pool=pool, measure=params["measure"], progress=progress, choice=_choice(params)
+    )
     progress.note(
         f"{table.measure}: {len(table.runs)} runs scored over {len(table.topics)} judged topics"
     )
@@ -81,12 +111,14 @@ def pool_leaderboard(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 
 def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
-    """The pool's reusability report: params as `selectors.reusability_params`,
+    """The pool's reusability report: params as `reusability_selectors.reusability_params`,
     by which the page and API find it again. The result holds the report's JSON
     (`reusability_render.to_json`)."""
     params = job.params
     pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
-    report = selectors.pool_reusability(pool=pool, measure=params["measure"], progress=progress)
+    report = reusability_selectors.pool_reusability(
+        pool=pool, measure=params["measure"], progress=progress
+    )
     progress.note(
         f"{len(report.runs)} runs left out in turn over {len(report.topics)} judged topics"
     )
@@ -95,11 +127,11 @@ def pool_reusability(job: Job, progress: JobProgress) -> dict[str, Any]:
 
 def reusability_start(*, pool: Pool, measure: str, user: Any) -> Job:
     """Queue the report of the pool's current labels, unless a job is at it or done
-    with it already (found again by `selectors.reusability_job`)."""
+    with it already (found again by `reusability_selectors.reusability_job`)."""
     return job_start_once(
         kind=pool_reusability,
         title=f"Reusability of pool {pool.pk} ({measure})",
-        params=selectors.reusability_params(pool, measure),
+        params=reusability_selectors.reusability_params(pool, measure),
         campaign=pool.campaign,
         created_by=user,
     )
@@ -161,8 +193,9 @@ def release_make(job: Job, progress: JobProgress) -> dict[str, Any]:
         pool=pool,
         measure=params["measure"],
         measures=params.get("measures"),
-        options=release_selectors.options_from(params["options"]),
+        options=release_snapshot_selectors.options_from(params["options"]),
         labels=params.get("labels", "human"),
+        machine=params.get("machine") or None,
         reason=params.get("reason", ""),
         released_by=job.created_by,
         progress=progress,
@@ -195,6 +228,7 @@ def release_make_start(
     labels: str,
     reason: str,
     released_by: Any = None,
+    machine: str | None = None,
 ) -> Job:
     """Queue the release of the pool's results (`release_make`, above), for a pool
     too large to score in a request (`services.release_start` decides)."""
@@ -205,10 +239,44 @@ def release_make_start(
             "pool": pool.pk,
             "measure": measure,
             "measures": list(measures) if measures else None,
-            "options": release_selectors.options_of(options),
+            "options": release_snapshot_selectors.options_of(options),
             "labels": labels,
+            "machine": machine or "",
             "reason": reason,
         },
         campaign=pool.campaign,
         created_by=released_by,
+    )
+
+
+def pool_calibration(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """A machine's calibration report on a pool too large to make it in a request:
+    params as `calibration_selectors.calibration_params`, by which the page and the
+    API find it again. The result holds the report's JSON."""
+    from scoring import calibration_selectors
+
+    params = job.params
+    pool = Pool.objects.select_related("campaign").get(pk=params["pool"])
+    machine = calibration_selectors.calibration_machine(pool, params["machine"])
+    report = calibration_selectors.pool_calibration(
+        pool=pool, machine=machine, measures=params["measures"], progress=progress
+    )
+    progress.note(
+        f"machine {machine.name} against the humans on {report['runs']['n_runs']} runs, "
+        f"{len(params['measures'])} measures"
+    )
+    return {"pool": pool.pk, "report": report}
+
+
+def calibration_start(*, pool: Pool, machine: Any, measures: list[str], user: Any) -> Job:
+    """Queue the report of the current labels, unless a job is at it or done with it
+    (found again by `calibration_selectors.calibration_job`)."""
+    from scoring import calibration_selectors
+
+    return job_start_once(
+        kind=pool_calibration,
+        title=f"Calibration of machine {machine.name} on pool {pool.pk}",
+        params=calibration_selectors.calibration_params(pool, machine, measures),
+        campaign=pool.campaign,
+        created_by=user,
     )

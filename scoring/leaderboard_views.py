@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from pooling.models import Pool
 from pooling.selectors import pool_or_404
-from scoring import background, selectors
+from scoring import background, leaderboard_selectors, selectors
 from scoring.core import plots
 from scoring.core.analysis import render as board_render
 from scoring.core.analysis.leaderboard import Leaderboard, ScoreTable
@@ -55,10 +55,17 @@ def _board(
         raise _Unavailable(form.error_text())
     measure = form.cleaned_data["measure"]
     try:
-        table = background.leaderboard_table(request, pool=pool, measure=measure, context=context)
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        raise _Unavailable(str(error)) from None
+    context["labels_offer"] = selectors.label_offer(pool, choice)
+    try:
+        table = background.leaderboard_table(
+            request, pool=pool, measure=measure, context=context, choice=choice
+        )
         if table is None:
             return None
-        return selectors.leaderboard_of(table, form.leaderboard_options()), table
+        return leaderboard_selectors.leaderboard_of(table, form.leaderboard_options()), table
     except selectors.NoRuns:
         raise _Unavailable(
             "No runs yet: the campaign has no run to rank. The leaderboard appears once "
@@ -90,6 +97,7 @@ def pool_leaderboard(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = pool_or_404(pool_id)
     form = LeaderboardForm(request.GET or {"measure": "map"})
     context: dict[str, Any] = {"pool": pool, "campaign": pool.campaign, "form": form}
+    context["labels_offer"] = selectors.label_offer(pool)  # the request's, once it is read
     download = request.GET.get("download")
     if download and download not in DOWNLOADS:
         return HttpResponse(f"download: one of {', '.join(DOWNLOADS)}", status=400)
@@ -108,7 +116,9 @@ def pool_leaderboard(request: HttpRequest, pool_id: int) -> HttpResponse:
     if download:
         out = io.StringIO()
         board_render.write_leaderboard(board, out, download)
-        name = f"{pool.campaign.slug}-pool{pool.pk}-leaderboard.{DOWNLOAD_SUFFIX[download]}"
+        offer = context["labels_offer"]
+        whose = "" if offer.choice.is_human else f"-{offer.choice.source}-{offer.choice.machine}"
+        name = f"{pool.campaign.slug}-pool{pool.pk}-leaderboard{whose}.{DOWNLOAD_SUFFIX[download]}"
         return attachment(out.getvalue().encode(), name, DOWNLOADS[download])
     context |= _board_context(pool, board, table, request)
     return render(request, "scoring/pool_leaderboard.html", context)
@@ -122,8 +132,12 @@ def _board_context(
     key_of = {row.run: key for row, key in zip(board.runs, keys, strict=True)}
     beaten = board.beaten(test)
     query = {
-        k: v for k, v in request.GET.items() if k in {"measure", "test", "correction", "alpha"}
+        k: v
+        for k, v in request.GET.items()
+        if k in {"measure", "test", "correction", "alpha", "labels", "machine"}
     }
+    if query.get("labels", "human") == "human":  # the links carry a machine only with its labels
+        query.pop("machine", None)
     first = board.runs[0].run
     chosen = request.GET.get("run") if request.GET.get("run") in table.runs else first
     asked = [run for run in request.GET.getlist("runs") if run in table.runs]
@@ -198,7 +212,7 @@ def leaderboard_plot(request: HttpRequest, pool_id: int, kind: str) -> HttpRespo
         scored = _board(request, pool, form, {})
         if scored is None:
             raise _Unavailable(NOT_SCORED, status=409)
-        plot = _plot(pool, kind, *scored, request)
+        plot = _plot(pool, kind, *scored, request, selectors.label_choice_of(pool, request.GET))
     except (_Unavailable, PlotError, selectors.ScoringError) as why:
         status = 409 if isinstance(why, _Unavailable) and why.status == 409 else 400
         return HttpResponse(str(why), status=status, content_type="text/plain; charset=utf-8")
@@ -207,7 +221,12 @@ def leaderboard_plot(request: HttpRequest, pool_id: int, kind: str) -> HttpRespo
 
 
 def _plot(
-    pool: Pool, kind: str, board: Leaderboard, table: ScoreTable, request: HttpRequest
+    pool: Pool,
+    kind: str,
+    board: Leaderboard,
+    table: ScoreTable,
+    request: HttpRequest,
+    choice: selectors.LabelChoice,
 ) -> Plot:
     match kind:
         case "box":
@@ -221,9 +240,13 @@ def _plot(
         case "pr-topic":
             runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
             topic = request.GET.get("topic") or board.topics[0]
-            on_topic = selectors.pool_precision_recall_on_topic(pool=pool, runs=runs, topic=topic)
+            on_topic = leaderboard_selectors.pool_precision_recall_on_topic(
+                pool=pool, runs=runs, topic=topic, choice=choice
+            )
             return plots.precision_recall_on_topic(on_topic, topic)
         case _:
             runs = request.GET.getlist("runs") or [row.run for row in board.runs[:5]]
-            curves = selectors.pool_precision_recall(pool=pool, runs=runs)
-            return plots.precision_recall(curves, selectors.RECALL_LEVELS)
+            curves = leaderboard_selectors.pool_precision_recall(
+                pool=pool, runs=runs, choice=choice
+            )
+            return plots.precision_recall(curves, leaderboard_selectors.RECALL_LEVELS)

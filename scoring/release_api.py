@@ -41,6 +41,9 @@ class ReleaseRequestSerializer(serializers.Serializer):
     correction = serializers.ChoiceField(choices=list(CORRECTIONS), required=False)
     alpha = serializers.FloatField(required=False, help_text="significance level (0.05)")
     labels = serializers.ChoiceField(choices=list(selectors.LABEL_SOURCES), required=False)
+    machine = serializers.CharField(
+        required=False, allow_blank=True, help_text="with a machine source: the machine's name"
+    )
     reason = serializers.CharField(required=False, help_text="why it is released")
 
 
@@ -252,6 +255,7 @@ class PoolReleasesView(APIView):
                 measures=data["measures"],
                 options=form.leaderboard_options(),
                 labels=data["labels"],
+                machine=data["machine"] or None,
                 reason=data["reason"],
                 released_by=request.user,
             )

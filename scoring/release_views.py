@@ -61,6 +61,7 @@ def pool_releases(request: HttpRequest, pool_id: int) -> HttpResponse:
             measures=data["measures"],
             options=form.leaderboard_options(),
             labels=data["labels"],
+            machine=data["machine"] or None,
             reason=data["reason"],
             released_by=request.user,
         )

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from pooling.selectors import pool_or_404
-from scoring import jobs, selectors
+from scoring import jobs, reusability_selectors, selectors
 from workbench.models import Job
 from workbench.roles import organiser_required
 
@@ -21,18 +21,18 @@ def pool_reusability(request: HttpRequest, pool_id: int) -> HttpResponse:
     starts a job when there is none."""
     pool = pool_or_404(pool_id)
     measure = (request.POST.get("measure") or request.GET.get("measure") or "").strip()
-    measure = measure or selectors.reusability_default_measure(pool)
+    measure = measure or reusability_selectors.reusability_default_measure(pool)
     context: dict[str, Any] = {"pool": pool, "campaign": pool.campaign, "measure": measure}
     try:
-        selectors.reusability_measure(measure, pool=pool)
-        selectors.reusability_refusal(pool)
+        reusability_selectors.reusability_measure(measure, pool=pool)
+        reusability_selectors.reusability_refusal(pool)
     except selectors.NothingJudged as state:
         context["notice"] = f"{str(state).capitalize()}."
         return render(request, "scoring/pool_reusability.html", context)
     except selectors.ScoringError as error:
         context["error"] = str(error)
         return render(request, "scoring/pool_reusability.html", context, status=400)
-    job = selectors.reusability_job(pool, measure)
+    job = reusability_selectors.reusability_job(pool, measure)
     if request.method == "POST":  # starts one unless a job is at it or done with it
         jobs.reusability_start(pool=pool, measure=measure, user=request.user)
         return redirect(f"{request.path}?measure={measure}")

@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from pooling.models import Campaign, Pool
-from scoring import release_selectors, selectors
+from scoring import release_selectors, release_snapshot_selectors, selectors
 from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.line_blocks import BLOCK_BYTES
@@ -258,33 +258,35 @@ def release_create(
     measures: Sequence[str] | None = None,
     options: LeaderboardOptions | None = None,
     labels: str = selectors.HUMAN_LABELS,
+    machine: str | None = None,
     reason: str = "",
     released_by: Any = None,
     progress: Any = None,
     before_commit: Callable[[Release], None] | None = None,
 ) -> Release:
     """Release the pool's results as they are now: the next version of the pool
-    (1, 2, ...), written once and never changed (`release_selectors.release_snapshot`
+    (1, 2, ...), written once and never changed (`release_snapshot_selectors.release_snapshot`
     says what it holds). The files are stored under the release's folder with
     their SHA-256 in the row; a failure stores nothing (no row, no file).
     `before_commit(release)` runs inside the transaction, last (a job records
     itself done there)."""
-    snapshot = release_selectors.release_snapshot(
+    snapshot = release_snapshot_selectors.release_snapshot(
         pool=pool,
         measure=measure,
         measures=measures,
         options=options,
         labels=labels,
+        machine=machine,
         progress=progress,
     )
     released_at = timezone.now()
-    workbench = release_selectors.workbench_version()
+    workbench = release_snapshot_selectors.workbench_version()
     written: list[str] = []
     try:
         with transaction.atomic():
             list(Pool.objects.select_for_update().filter(pk=pool.pk).values_list("pk"))
             version = (pool.releases.aggregate(last=Max("version"))["last"] or 0) + 1
-            documents = release_selectors.release_documents(
+            documents = release_snapshot_selectors.release_documents(
                 snapshot,
                 version=version,
                 released_at=released_at,
@@ -306,7 +308,7 @@ def release_create(
                 left_out_topics=snapshot.left_out_topics,
                 leaderboard=snapshot.leaderboard,
                 directory=f"releases/{pool.campaign.slug}/pool{pool.pk}/v{version}",
-                files=release_selectors.described_files(files),
+                files=release_snapshot_selectors.described_files(files),
                 workbench=workbench,
                 state_as_of=datetime.fromisoformat(snapshot.state_as_of),
                 reason=reason,
@@ -380,13 +382,16 @@ def release_start(
     measures: Sequence[str] | None = None,
     options: LeaderboardOptions | None = None,
     labels: str = selectors.HUMAN_LABELS,
+    machine: str | None = None,
     reason: str = "",
     released_by: Any = None,
 ) -> Release | Job:
     """Release the pool's results here when scoring them fits in a request
     (WORKBENCH_SYNC_SCORING_CELLS), else in a job (`jobs.release_make_start`).
     A request it cannot make is refused first (ReleaseError, NothingJudged)."""
-    release_selectors.release_refusal(pool=pool, measure=measure, measures=measures, labels=labels)
+    release_snapshot_selectors.release_refusal(
+        pool=pool, measure=measure, measures=measures, labels=labels, machine=machine
+    )
     options = options or LeaderboardOptions()
     if selectors.scores_in_request(pool):
         return release_create(
@@ -395,6 +400,7 @@ def release_start(
             measures=measures,
             options=options,
             labels=labels,
+            machine=machine,
             reason=reason,
             released_by=released_by,
         )
@@ -406,6 +412,7 @@ def release_start(
         measures=measures,
         options=options,
         labels=labels,
+        machine=machine,
         reason=reason,
         released_by=released_by,
     )

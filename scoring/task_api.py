@@ -21,8 +21,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.api import RejectedSerializer
 from pooling.models import Campaign
+from pooling.serializers import RejectedSerializer
 from scoring import background, services, task_selectors
 from scoring.core.tasks import subtasks
 from scoring.core.tasks.subtasks import Subtask

@@ -3,6 +3,7 @@ from django.urls import path
 from scoring import (
     answer_leaderboard_views,
     answer_views,
+    calibration_views,
     leaderboard_views,
     release_views,
     replay_views,
@@ -62,6 +63,11 @@ urlpatterns = [
     ),
     path("pools/<int:pool_id>/stability/", views.pool_stability, name="pool_stability"),
     path("pools/<int:pool_id>/qrels/", views.pool_qrels, name="pool_qrels"),
+    path(
+        "pools/<int:pool_id>/calibration/",
+        calibration_views.pool_calibration,
+        name="pool_calibration",
+    ),
     path("pools/<int:pool_id>/qrels/<str:fmt>/", views.qrels_download, name="qrels_download"),
     path("pools/<int:pool_id>/bundle/", views.bundle_download, name="bundle_download"),
     path("pools/<int:pool_id>/bundle/job/", views.bundle_job, name="bundle_job"),

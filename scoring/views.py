@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from pooling.selectors import pool_or_404
-from scoring import background, jobs, selectors
+from scoring import background, export_selectors, jobs, selectors, stability_selectors
 from scoring.core.exports import ExportError
 from scoring.core.measures.catalog import TREC, MeasureError
 from scoring.core.measures.params import ParamError
@@ -21,10 +21,22 @@ from workbench.roles import organiser_required
 @organiser_required
 def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
-    if fmt not in selectors.QRELS_FILES:
+    if fmt not in export_selectors.QRELS_FILES:
         raise Http404(f"no qrels format {fmt!r}")
     try:
-        file = selectors.qrels_file(pool=pool, fmt=fmt, two_aspect=request.GET.get("aspect"))
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        return HttpResponse(
+            f"Cannot export {fmt}: {error}\n", status=400, content_type="text/plain"
+        )
+    try:
+        file = export_selectors.qrels_file(
+            pool=pool,
+            fmt=fmt,
+            two_aspect=request.GET.get("aspect"),
+            labels=choice.source,
+            machine=choice.machine or None,
+        )
     except ExportError as error:
         return HttpResponse(
             f"Cannot export {fmt}: {error}\n", status=409, content_type="text/plain"
@@ -35,14 +47,22 @@ def qrels_download(request: HttpRequest, pool_id: int, fmt: str) -> HttpResponse
 
 @organiser_required
 def pool_qrels(request: HttpRequest, pool_id: int) -> HttpResponse:
-    """The pool's final labels in every layout the scorers read, and the bundle."""
+    """The pool's final labels in every layout the scorers read, and the bundle; of
+    the humans' labels, or (`?labels=&machine=`) a machine's or both."""
     pool = pool_or_404(pool_id)
+    status, error = 200, ""
+    try:
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as refused:
+        choice, status, error = selectors.HUMAN_CHOICE, 400, str(refused)
     context = {
         "pool": pool,
         "campaign": pool.campaign,
-        "formats": selectors.qrels_format_choices(pool=pool),
+        "formats": export_selectors.qrels_format_choices(pool=pool),
+        "labels_offer": selectors.label_offer(pool, choice),
+        "error": error,
     }
-    return render(request, "scoring/pool_qrels.html", context)
+    return render(request, "scoring/pool_qrels.html", context, status=status)
 
 
 @organiser_required
@@ -54,8 +74,15 @@ def bundle_job(request: HttpRequest, pool_id: int) -> HttpResponse:
     if not form.is_valid():
         errors = "; ".join(e for errors in form.errors.values() for e in errors)
         return HttpResponse(f"Cannot export: {errors}\n", status=400, content_type="text/plain")
+    try:
+        choice = selectors.label_choice_of(pool, request.POST)
+    except selectors.LabelChoiceError as error:
+        return HttpResponse(f"Cannot export: {error}\n", status=400, content_type="text/plain")
     job = jobs.qrels_bundle_start(
-        pool=pool, formats=form.cleaned_data["formats"] or None, created_by=request.user
+        pool=pool,
+        formats=form.cleaned_data["formats"] or None,
+        created_by=request.user,
+        choice=choice,
     )
     return redirect("job_detail", job_id=job.pk)
 
@@ -65,7 +92,13 @@ def bundle_download(request: HttpRequest, pool_id: int) -> HttpResponse:
     pool = pool_or_404(pool_id)
     formats = request.GET.getlist("formats") or None  # None: what the pool can produce
     try:
-        data = selectors.qrels_bundle(pool=pool, formats=formats)
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        return HttpResponse(f"Cannot export: {error}\n", status=400, content_type="text/plain")
+    try:
+        data = export_selectors.qrels_bundle(
+            pool=pool, formats=formats, labels=choice.source, machine=choice.machine or None
+        )
     except ExportError as error:
         return HttpResponse(f"Cannot export: {error}\n", status=409, content_type="text/plain")
     return attachment(data, f"{pool.campaign.slug}-pool{pool.pk}-qrels.zip", "application/zip")
@@ -79,7 +112,15 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     measures = text.split() if text else list(selectors.DEFAULT_MEASURES)
     context = {"pool": pool, "campaign": pool.campaign, "measures_text": " ".join(measures)}
     try:
-        report = background.pool_scores(request, pool=pool, measures=measures, context=context)
+        choice = selectors.label_choice_of(pool, request.GET)
+    except selectors.LabelChoiceError as error:
+        context |= {"error": str(error), "labels_offer": selectors.label_offer(pool)}
+        return render(request, "scoring/pool_scores.html", context, status=400)
+    context["labels_offer"] = selectors.label_offer(pool, choice)
+    try:
+        report = background.pool_scores(
+            request, pool=pool, measures=measures, context=context, choice=choice
+        )
     except selectors.NothingJudged as state:
         context["notice"] = f"{str(state).capitalize()}."
         return render(request, "scoring/pool_scores.html", context)
@@ -118,8 +159,11 @@ def pool_scores(request: HttpRequest, pool_id: int) -> HttpResponse:
     if request.GET.get("download") == "tsv":
         rows = ([run, *values] for _, run, values, _ in context["rows"])
         data = tsv_text(["run_id", *columns], rows).encode()
+        whose = "" if choice.is_human else f"-{choice.source}-{choice.machine}"
         return attachment(
-            data, f"{pool.campaign.slug}-pool{pool.pk}-scores.tsv", "text/tab-separated-values"
+            data,
+            f"{pool.campaign.slug}-pool{pool.pk}-scores{whose}.tsv",
+            "text/tab-separated-values",
         )
     return render(request, "scoring/pool_scores.html", context)
 
@@ -156,7 +200,7 @@ def pool_stability(request: HttpRequest, pool_id: int) -> HttpResponse:
         context["error"] = "; ".join(e for errors in form.errors.values() for e in errors)
     else:
         try:
-            report = selectors.pool_ranking_stability(pool=pool, measure=measure)
+            report = stability_selectors.pool_ranking_stability(pool=pool, measure=measure)
         except selectors.NothingJudged as state:
             context["notice"] = f"{str(state).capitalize()}."
         else:
@@ -167,7 +211,7 @@ def pool_stability(request: HttpRequest, pool_id: int) -> HttpResponse:
     return render(request, template, context, status=400 if form.errors else 200)
 
 
-def _stability_context(report: selectors.StabilityReport) -> dict:
+def _stability_context(report: stability_selectors.StabilityReport) -> dict:
     stability = report.stability
     now = stability.now.scores
     middle = stability.checkpoints[len(stability.checkpoints) // 2]

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import Group, User
 
-from pooling import services
+from pooling import pool_services, run_services, services
 from pooling.models import Campaign, Run
 from workbench.roles import ORGANISER_GROUP
 
@@ -44,8 +44,8 @@ def run_text(tag: str, rows: dict[str, list[str]]) -> bytes:
 
 
 def make_run(campaign: Campaign, tag: str, rows: dict[str, list[str]]) -> Run:
-    upload = services.RunUpload(f"{tag}.txt", run_text(tag, rows))
-    return services.runs_import(campaign=campaign, uploads=[upload])[0]
+    upload = run_services.RunUpload(f"{tag}.txt", run_text(tag, rows))
+    return run_services.runs_import(campaign=campaign, uploads=[upload])[0]
 
 
 def make_team(campaign: Campaign, name: str, members: Iterable[User] = ()):
@@ -58,7 +58,7 @@ def make_team_run(team, tag: str, rows: dict[str, list[str]]) -> Run:
     """A run the team submits, checked and stored as its page and API do."""
     from participation import services as team_services
 
-    upload = services.RunUpload(f"{tag}.txt", run_text(tag, rows))
+    upload = run_services.RunUpload(f"{tag}.txt", run_text(tag, rows))
     return team_services.team_run_submit(team=team, upload=upload)
 
 
@@ -112,7 +112,7 @@ def make_sampled_pool(slug: str = "sampled"):
         docnos = [f"d{n}" for n in range(200)]
         make_run(campaign, f"r{k}", {topic: rng.sample(docnos, 100) for topic in "12"})
     spec = PoolSpec.from_dict({"depth": 10, "strata": ["11-100:0.5"]})
-    pool = services.pool_build(campaign=campaign, spec=spec)
+    pool = pool_services.pool_build(campaign=campaign, spec=spec)
     assessors = [make_user("ann"), make_user("ben")]
     topics = list(campaign.topics.order_by("position"))
     for assignment in judging_services.assignments_create(
@@ -261,7 +261,7 @@ def make_judged_team_campaign(participant: User) -> tuple[Campaign, object, obje
     make_team_run(alpha, "alpha1", {"301": ["docx-1", "docx-2"], "302": ["docx-4"]})
     rivals = make_team(campaign, "Rivals", [make_user("rita")])
     make_team_run(rivals, "rivalrun", {"301": ["docx-3", "docx-1"], "302": ["docx-5", "docx-6"]})
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=10), name="secret-pool")
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=10), name="secret-pool")
     hide_values_in_pool_entries(pool)
     assessor = User.objects.filter(username="alice").first() or make_user("alice")
     for assignment in judging_services.assignments_create(
@@ -300,7 +300,7 @@ def make_replanned_assignments(assessor: User, *, judged: int = 8) -> dict:
     docnos = [f"doc{rank:02d}" for rank in range(1, 31)]
     make_documents(campaign, docnos)
     make_run(campaign, "r", {"1": docnos, "2": docnos})
-    pool = services.pool_build(
+    pool = pool_services.pool_build(
         campaign=campaign, spec=PoolSpec(depth=2, strata=parse_strata("3-30:0.5"), seed=7)
     )
     result = {}
@@ -327,13 +327,13 @@ def make_replanned_assignments(assessor: User, *, judged: int = 8) -> dict:
             "judged": set(queue[:judged]),
             "set_aside": aside,
         }
-    services.pool_revise(
+    pool_services.pool_revise(
         pool=pool,
         spec=PoolSpec(depth=2, strata=parse_strata("3-30:0.25"), seed=7),
         topics=["1"],
         reason="the budget ran short",
     )
-    services.pool_revise(pool=pool, spec=PoolSpec(depth=2), topics=["2"], reason="cut")
+    pool_services.pool_revise(pool=pool, spec=PoolSpec(depth=2), topics=["2"], reason="cut")
     for mine in result.values():
         queue = set(mine["assignment"].queue().values_list("docno", flat=True))
         mine["out"] = mine["judged"] - queue

@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 
 from judging import services as judging
-from pooling import services as pooling
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.browser.test_judging import wait_until_ready
 from tests.helpers import PASSWORD, make_campaign, make_documents, make_run, make_user
@@ -50,7 +50,7 @@ def campaign_site():
     make_documents(campaign, DOCS)
     make_run(campaign, "bm25", {"301": DOCS})
     make_run(campaign, "dense", {"301": DOCS[::-1]})
-    pool = pooling.pool_build(campaign=campaign, spec=PoolSpec(depth=4), created_by=organiser)
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=4), created_by=organiser)
     topic = campaign.topics.get()
     assignment = judging.assignments_create(pool=pool, topics=[topic], assessors=[alice])[0]
     # Two assessors' labels on the same documents, for the agreement page.

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from judging import services as judging
 from judging.models import Assignment
-from pooling import services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from pooling.models import PoolRevision
 from tests.helpers import PASSWORD, make_campaign, make_documents, make_run, make_user
@@ -25,7 +25,7 @@ def campaign(settings):
     campaign = make_campaign("dec", topics=("301", "302"), judgment_budget=30)
     make_documents(campaign, DOCS)
     make_run(campaign, "r1", {"301": DOCS, "302": DOCS})
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=10, order="docno"))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=10, order="docno"))
     first, _ = judging.assignments_create(
         pool=pool, topics=list(campaign.topics.all()), assessors=[alice]
     )

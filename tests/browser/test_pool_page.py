@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pooling import services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.browser.test_uploads import log_in_as_organiser
 from tests.helpers import make_campaign, make_run
@@ -23,7 +23,7 @@ def test_every_overlap_cell_is_readable_as_rendered(page, live_server):
     campaign = make_campaign(topics=("1",))
     for i in range(4):
         make_run(campaign, f"r{i}", {"1": [f"d{j}" for j in range(i, i + 6)]})
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=5))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=5))
     log_in_as_organiser(page, live_server.url)
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/pools/{pool.pk}/")
     cells = page.locator("table.overlap td")

@@ -8,7 +8,7 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from pooling import services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from pooling.models import Pool
 from tests.browser.test_uploads import log_in_as_organiser
@@ -21,7 +21,9 @@ def test_an_organiser_raises_an_adaptive_pools_budget(page, live_server):
     campaign = make_campaign(judgment_budget=100)
     make_run(campaign, "a", {"301": ["d1", "d2", "d3"], "302": ["d4", "d5"]})
     make_run(campaign, "b", {"301": ["d3", "d6"], "302": ["d5", "d7"]})
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4))
+    pool = pool_services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4)
+    )
     log_in_as_organiser(page, live_server.url)
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/pools/{pool.pk}/")
     page.get_by_role("link", name="Re-plan").click()

@@ -11,7 +11,7 @@ from django.test import RequestFactory
 
 from demo import content as demo_content
 from demo.services import DEMO_USERS
-from judging.models import Assignment, OverlapItem
+from judging.models import Assignment, MachineJudgment, OverlapItem
 from pooling.models import Campaign, Document, PoolEntry, Run, Topic
 from workbench.roles import is_organiser
 
@@ -53,6 +53,9 @@ def test_load_demo_builds_the_campaign_and_prints_logins():
     assessor = authenticate(login, username="assessor1", password=DEMO_USERS["assessor1"])
     assert is_organiser(organiser)
     assert not is_organiser(assessor)
+    labels = MachineJudgment.objects.filter(topic__campaign=campaign).count()
+    assert labels > 0
+    assert f"Machine assessor 'baseline' (lexical, offline): {labels:,} labels" in out.getvalue()
 
 
 def test_load_demo_twice_changes_nothing():

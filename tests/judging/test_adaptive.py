@@ -6,11 +6,12 @@ import pytest
 
 from judging import adaptive, services
 from judging.models import Assignment
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.core.adaptive import make_strategy
 from pooling.core.adaptive_base import Candidates
 from pooling.core.adaptive_live import LiveTopic
 from pooling.core.spec import PoolSpec
+from pooling.errors import PoolBuildError
 from pooling.models import PoolEntry
 from pooling.selectors import ranked_runs
 from tests.helpers import make_campaign, make_run, make_user
@@ -34,7 +35,7 @@ def adaptive_pool(strategy: str = "mtf", budget: int = 10, seed: int = 3):
     for tag, rows in RUNS.items():
         make_run(campaign, tag, rows)
     spec = PoolSpec(depth=8, strategy=strategy, budget=budget, seed=seed)
-    return pooling_services.pool_build(campaign=campaign, spec=spec)
+    return pool_services.pool_build(campaign=campaign, spec=spec)
 
 
 def judge_all(assignment: Assignment, *, stop: int | None = None) -> list[str]:
@@ -186,7 +187,7 @@ def test_the_budget_is_raised_or_lowered_and_the_forecast_follows(capsys):
     assert "budget 10" in capsys.readouterr().out
     assert len(judge_all(one)) == 3
     assert one.progress() == (5, 5)
-    pooling_services.pool_budget_set(pool=pool, budget=2)
+    pool_services.pool_budget_set(pool=pool, budget=2)
     pool.refresh_from_db()
     assert two.next_unjudged() is not None
     assert two.next_unjudged() is not None
@@ -194,10 +195,10 @@ def test_the_budget_is_raised_or_lowered_and_the_forecast_follows(capsys):
     assert pool.entries.filter(topic__topic_id="2", sampled=True).count() == 1
     with pytest.raises(CommandError, match="give its new budget"):
         call_command("pool_replan", "--pool", str(pool.pk))
-    with pytest.raises(pooling_services.PoolBuildError, match="re-planned by its budget"):
-        pooling_services.pool_revise(pool=pool, spec=PoolSpec(depth=2), topics=["1"])
-    with pytest.raises(pooling_services.PoolBuildError, match="budget must be 1 or more"):
-        pooling_services.pool_budget_set(pool=pool, budget=0)
+    with pytest.raises(PoolBuildError, match="re-planned by its budget"):
+        pool_services.pool_revise(pool=pool, spec=PoolSpec(depth=2), topics=["1"])
+    with pytest.raises(PoolBuildError, match="budget must be 1 or more"):
+        pool_services.pool_budget_set(pool=pool, budget=0)
     assert pool.spec["budget"] == 2
 
 

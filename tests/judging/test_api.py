@@ -59,10 +59,10 @@ def test_assessor_lists_own_assignments(assessor, assignment):
 
 
 def test_a_retired_pools_assignments_are_closed_over_the_api(assessor, assignment):
-    from pooling import services as pooling_services
+    from pooling import pool_services
 
     client = api_for(assessor)
-    pooling_services.pool_retire(pool=assignment.pool)
+    pool_services.pool_retire(pool=assignment.pool)
     assert client.get("/api/assignments/").json() == []
     assert client.get(f"/api/assignments/{assignment.pk}/next/").status_code == 404
     put = client.put(f"/api/assignments/{assignment.pk}/judgments/d1/", RELEVANT, format="json")

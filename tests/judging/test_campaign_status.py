@@ -23,7 +23,7 @@ from judging.dashboard_views import HORIZON_DAYS, burn_down_chart
 from judging.models import Assignment, Judgment, OverlapItem
 from judging.status import campaign_status
 from pooling.models import PoolEntry
-from pooling.services import pool_retire
+from pooling.pool_services import pool_retire
 from tests.helpers import make_campaign, make_documents, make_pool, make_user
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,7 @@ from judging import services
 from judging.models import Assignment, DocumentNote, Judgment
 from judging.status import campaign_status
 from pooling.selectors import campaign_budget
-from scoring.selectors import qrels_file
+from scoring.export_selectors import qrels_file
 from tests.helpers import make_campaign, make_documents, make_pool, make_replanned_assignments
 from workbench.core.label_schema import DEFAULT_LABEL_SCHEMA, schema_problems
 

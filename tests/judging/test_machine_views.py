@@ -123,3 +123,14 @@ def test_the_dashboard_shows_machine_spend_beside_the_human_budget(organiser_cli
     assert "4 labels, 4 requests" in text
     assert "tokens 400 in / 20 out, cost 0.4200" in text
     assert 'data-stat="spent">0<' in text
+
+
+def test_labels_made_without_this_pages_job_say_when_they_were_made(organiser_client):
+    campaign, pool = make_machine_pool(docs=2)
+    baseline = machine_services.machine_baseline(campaign=campaign)
+    url = reverse("judging:pool_machines", args=[pool.pk])
+    assert "data-last-labelled" not in organiser_client.get(url).content.decode()
+    machine_services.machine_judge_run(machine=baseline, pool=pool)  # as the command does
+    text = organiser_client.get(url).content.decode()
+    assert "data-last-labelled" in text
+    assert "by the command or the demo" in text

@@ -240,6 +240,8 @@ def test_read_and_set_the_policy(api, pool):
     assert api.get(f"/api/pools/{pool.pk}/policy/").json() == {
         "steps": ["adjudicated", "primary", "majority", "maximum"],
         "disagreement_mode": "relevance_line",
+        "queue_order": "default",
+        "post_edit": False,
         "overlap_spec": None,
     }
     response = api.put(

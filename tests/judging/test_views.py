@@ -348,7 +348,7 @@ def test_assessors_cannot_open_organiser_judging_pages(assessor_client, assignme
 def test_assessors_list_names_the_pool_and_leaves_out_retired_pools(
     assessor_client, assessor, assignment
 ):
-    from pooling import services as pooling_services
+    from pooling import pool_services
 
     campaign = assignment.topic.campaign
     assessor_client.post(judge_url(assignment, 1), RELEVANT)
@@ -360,7 +360,7 @@ def test_assessors_list_names_the_pool_and_leaves_out_retired_pools(
     assert "TREC-X · depth 60 after the cut" in page
     assert "overlap" not in page.lower(), "an assessor is not told which topics are overlap"
 
-    pooling_services.pool_retire(pool=assignment.pool)
+    pool_services.pool_retire(pool=assignment.pool)
     page = assessor_client.get(reverse("judging:assessor_home")).content.decode()
     assert page.count("Topic 301:") == 1
     assert "TREC-X · depth 60 after the cut" in page

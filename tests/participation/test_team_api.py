@@ -11,7 +11,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from participation import services as team_services
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from pooling.models import Run
 from tests.helpers import make_campaign, make_run, make_team, make_team_run, make_user, run_text
@@ -185,7 +185,7 @@ def test_a_team_withdraws_its_run_over_the_api(api, campaign, team):
     theirs = make_team_run(rivals, "rival1", ROWS)
     assert api.delete(f"/api/teams/{team.pk}/runs/{theirs.pk}/").status_code == 404
     assert api.delete(f"/api/teams/{rivals.pk}/runs/{theirs.pk}/").status_code == 404
-    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     assert a2 in pool.runs.all()
     pooled = api.delete(f"/api/teams/{team.pk}/runs/{a2.pk}/")
     assert pooled.status_code == 409
@@ -276,7 +276,7 @@ def test_organisers_register_teams_set_limits_and_release_over_the_api(organiser
 
     team = campaign.teams.get()
     make_team_run(team, "x1", {"301": ["d1"]})
-    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     release = f"/api/pools/{pool.pk}/releases/"
     participant_api = APIClient()
     participant_api.force_authenticate(participant)

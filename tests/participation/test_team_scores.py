@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from scoring import selectors
+from scoring import leaderboard_selectors, selectors
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from tests.helpers import (
     assert_nothing_leaks_to_participants,
     make_judged_team_campaign,
@@ -126,8 +127,8 @@ def test_after_the_release_the_leaderboard_ranks_every_run_with_its_team(
 ):
     _, alpha, pool = judged
     make_release(pool)
-    organiser, _ = selectors.pool_leaderboard(
-        pool=pool, measure="map", options=selectors.LeaderboardOptions()
+    organiser, _ = leaderboard_selectors.pool_leaderboard(
+        pool=pool, measure="map", options=LeaderboardOptions()
     )
     body = participant_client.get(f"/api/teams/{alpha.pk}/leaderboard/").json()
     assert [(r["run"], r["mean"]) for r in body["runs"]] == [

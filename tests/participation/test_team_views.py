@@ -267,11 +267,11 @@ def test_organiser_accepts_a_late_run_and_sees_where_to_add_it(organiser_client,
     organiser_client.post(teams_url(campaign, "team_accept_late", team.pk), {"count": "1"})
     team.refresh_from_db()
     assert team.late_runs_accepted == 1
-    from pooling import services
+    from pooling import pool_services
     from pooling.core.spec import PoolSpec
 
     make_team_run(team, "alpha1", ROWS)
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=5))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=5))
     campaign.submission_deadline = timezone.now() - timedelta(hours=1)
     campaign.save()
     make_team_run(team, "alpha2", {"301": ["d9"]})

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from judging import services as judging_services
 from participation import services as team_services
-from pooling import selectors, services
+from pooling import pool_services, run_services, selectors
 from pooling.core.spec import PoolSpec
 from pooling.errors import SubmissionRefused, TeamError
 from pooling.models import Run
@@ -43,7 +43,7 @@ def team(campaign, participant):
 
 
 def submit(team, tag: str, data: bytes | None = None) -> Run:
-    upload = services.RunUpload(f"{tag}.txt", data if data is not None else run_text(tag, ROWS))
+    upload = run_services.RunUpload(f"{tag}.txt", data if data is not None else run_text(tag, ROWS))
     return team_services.team_run_submit(team=team, upload=upload)
 
 
@@ -64,7 +64,7 @@ def test_a_team_run_is_stored_as_the_teams_last_in_precedence(team, participant)
     first = submit(team, "alpha1")
     second = team_services.team_run_submit(
         team=team,
-        upload=services.RunUpload("alpha2.txt", run_text("alpha2", ROWS)),
+        upload=run_services.RunUpload("alpha2.txt", run_text("alpha2", ROWS)),
         uploaded_by=participant,
     )
     assert (first.team, first.precedence, first.late) == (team, 1, False)
@@ -89,7 +89,7 @@ def test_a_team_run_is_checked_as_an_organisers_upload_and_nothing_is_stored(cam
 def test_the_same_problems_as_an_organiser_upload(campaign, team):
     data = b"301 Q0 d1 1 1.0 x\n301 Q0 d1 2 0.5 x\n301 Q0 d2\n"
     with pytest.raises(InputError) as organiser_error:
-        services.runs_import(campaign=campaign, uploads=[services.RunUpload("x.txt", data)])
+        run_services.runs_import(campaign=campaign, uploads=[run_services.RunUpload("x.txt", data)])
     with pytest.raises(InputError) as team_error:
         submit(team, "x", data)
     assert team_error.value.problems == organiser_error.value.problems
@@ -142,13 +142,13 @@ def test_a_rejected_late_file_spends_no_acceptance(campaign, team):
 
 def test_a_late_run_can_be_added_to_a_depth_pool(campaign, team):
     submit(team, "alpha1")
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     set_limits(campaign, deadline=timezone.now() - timedelta(minutes=1))
     team_services.team_late_runs_accept(team=team)
     late = submit(team, "late1", run_text("late1", {"301": ["d7"]}))
     [row] = selectors_late(campaign)
     assert (row.run, row.pools) == (late, [pool])
-    services.pool_add_runs(pool=pool, runs=[late])
+    pool_services.pool_add_runs(pool=pool, runs=[late])
     assert selectors_late(campaign)[0].pools == []
 
 
@@ -230,8 +230,8 @@ def test_the_precedence_is_fixed_after_the_deadline(campaign, team):
 def test_a_replaced_team_run_stays_the_teams(team):
     run = submit(team, "alpha1")
     submit(team, "alpha2")
-    new = services.run_replace(
-        run=run, upload=services.RunUpload("fixed.txt", run_text("alpha1b", ROWS))
+    new = run_services.run_replace(
+        run=run, upload=run_services.RunUpload("fixed.txt", run_text("alpha1b", ROWS))
     )
     assert (new.team, new.precedence, new.late) == (team, 1, False)
 
@@ -269,7 +269,9 @@ def test_pool_runs_are_the_first_n_of_every_team_and_the_organisers(teams_with_r
 
 
 def test_a_pool_built_from_the_first_run_of_every_team(teams_with_runs):
-    pool = services.pool_build(campaign=teams_with_runs, spec=PoolSpec(depth=5), runs_per_team=1)
+    pool = pool_services.pool_build(
+        campaign=teams_with_runs, spec=PoolSpec(depth=5), runs_per_team=1
+    )
     assert tags(pool.runs.all()) == ["a2", "b1", "base"]
     assert sorted(pool.entries.values_list("docno", flat=True)) == ["a2-doc", "b1-doc", "base-doc"]
     assert pool.runs_per_team == 1

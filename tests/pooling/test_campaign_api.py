@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from judging import services as judging_services
 from judging.models import Adjudication, Judgment
-from pooling import services
+from pooling import pool_services, services
 from pooling.core.spec import PoolSpec
 from pooling.models import Campaign, Document, Run
 from tests.helpers import make_campaign, make_pool, make_run, run_text
@@ -306,7 +306,7 @@ def test_read_and_delete_a_run_before_pooling(api):
 def test_a_pooled_run_is_not_deleted(api):
     campaign = make_campaign()
     run = make_run(campaign, "bm25", {"301": ["d1"]})
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     response = api.delete(f"/api/campaigns/trec-x/runs/{run.pk}/")
     assert response.status_code == 409
     assert response.json()["detail"].startswith(f"Not deleted: run bm25 is in pool {pool.pk}")

@@ -8,7 +8,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging import services as judging_services
-from pooling import services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from pooling.models import Pool, PoolRevision, Run
 from tests.helpers import make_campaign, make_run, make_sampled_pool, make_team, make_team_run
@@ -104,7 +104,7 @@ def test_build_past_the_budget_needs_confirming(api, campaign, django_capture_on
 
 def test_list_pools_filtered_by_run(api, campaign):
     make_run(campaign, "late", {"301": ["d9"]})
-    services.pool_build(campaign=campaign, spec=PoolSpec(depth=1), name="all")
+    pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1), name="all")
     listed = api.get("/api/campaigns/trec-x/pools/").json()
     assert [(p["name"], p["entries"], p["runs"]) for p in listed["results"]] == [
         ("all", 5, ["a", "b", "late"])
@@ -114,7 +114,7 @@ def test_list_pools_filtered_by_run(api, campaign):
 
 
 def test_pool_detail_and_entries(api, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2), name="d2")
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2), name="d2")
     body = api.get(f"/api/pools/{pool.pk}/").json()
     assert body["label"] == "1-2:1.0"
     assert [(t["topic_id"], t["entries"], t["judged"]) for t in body["topics"]] == [
@@ -130,14 +130,14 @@ def test_pool_detail_and_entries(api, campaign):
 
 
 def test_a_filter_value_the_field_cannot_hold_is_a_400(api, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     response = api.get(f"/api/pools/{pool.pk}/entries/", {"sampled": "perhaps"})
     assert response.status_code == 400
     assert "sampled" in response.json()
 
 
 def test_add_a_late_run(api, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     make_run(campaign, "late", {"301": ["d9", "d1"]})
     assert api.get(f"/api/pools/{pool.pk}/").json()["late_runs"] == ["late"]
     response = api.post(f"/api/pools/{pool.pk}/runs/", {"runs": ["late"]}, format="json")
@@ -154,7 +154,7 @@ def test_add_a_late_run(api, campaign):
 def test_replan_previews_then_applies_as_a_job(
     api, campaign, assessor, django_capture_on_commit_callbacks
 ):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     judging_services.assignments_create(
         pool=pool, topics=campaign.topics.all(), assessors=[assessor]
     )
@@ -193,7 +193,7 @@ def test_replan_preview_names_a_redraw_and_the_plan_that_keeps_the_sample(api):
 
 
 def test_replan_refuses_unknown_topics(api, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     response = api.get(
         f"/api/pools/{pool.pk}/replan/", {"which": "chosen", "topics": "999", "depth": "2"}
     )
@@ -202,7 +202,7 @@ def test_replan_refuses_unknown_topics(api, campaign):
 
 
 def test_retire_and_reopen(api, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     assert api.post(f"/api/pools/{pool.pk}/retire/").json()["retired_at"] is not None
     assert api.post(f"/api/pools/{pool.pk}/reopen/").json()["retired_at"] is None
 
@@ -259,7 +259,9 @@ def test_build_an_adaptive_pool_and_refuse_a_bad_strategy(
 
 
 def test_an_adaptive_pools_budget_is_raised_or_lowered_over_the_api(api, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4))
+    pool = pool_services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4)
+    )
     raised = api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 6}, format="json")
     assert raised.status_code == 200, raised.json()
     pool.refresh_from_db()
@@ -267,7 +269,7 @@ def test_an_adaptive_pools_budget_is_raised_or_lowered_over_the_api(api, campaig
     over = api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 500}, format="json")
     assert over.status_code == 409
     assert api.post(f"/api/pools/{pool.pk}/budget/", {"budget": 0}).status_code == 400
-    fixed = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    fixed = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
     refused = api.post(f"/api/pools/{fixed.pk}/budget/", {"budget": 5}, format="json")
     assert refused.status_code == 400
     assert "not adaptive" in refused.json()["detail"]

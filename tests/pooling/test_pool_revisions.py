@@ -13,10 +13,11 @@ from django.core.management import CommandError, call_command
 
 from judging import services as judging
 from judging.models import Assignment, Judgment
-from pooling import selectors, services
+from pooling import pool_services, selectors
 from pooling.core.spec import PoolSpec
+from pooling.errors import OverBudget
 from pooling.models import PoolRevision
-from scoring import selectors as scoring
+from scoring import export_selectors
 from tests.helpers import make_campaign, make_run, make_sampled_pool, make_user
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +28,7 @@ def pool(organiser):
     """Topic 1 finished, topic 2 half judged; depth 4, docno order."""
     campaign = make_campaign(topics=("1", "2"), judgment_budget=100)
     make_run(campaign, "r", {"1": ["a", "b", "c", "d"], "2": ["w", "x", "y", "z"]})
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=4, order="docno"))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=4, order="docno"))
     ann, ben = make_user("ann"), make_user("ben")
     one, two = judging.assignments_create(
         pool=pool, topics=list(campaign.topics.all()), assessors=[ann, ben]
@@ -49,7 +50,7 @@ def test_the_unfinished_topics_are_those_with_documents_nobody_judged(pool):
 
 def test_shrinking_the_unfinished_topics_changes_their_queue_in_place(pool, organiser):
     before = Judgment.objects.count()
-    revision = services.pool_revise(
+    revision = pool_services.pool_revise(
         pool=pool,
         spec=PoolSpec(depth=2, order="docno"),
         topics=["2"],
@@ -62,17 +63,17 @@ def test_shrinking_the_unfinished_topics_changes_their_queue_in_place(pool, orga
     assert Judgment.objects.count() == before
     # w and y judged (y, out of the plan now, still counts as ann's), x left to judge.
     assert Assignment.objects.get(pool=pool, topic__topic_id="2").progress() == (2, 3)
-    qrels = scoring.qrels_export(pool=pool, fmt="qrels")[0].text
+    qrels = export_selectors.qrels_export(pool=pool, fmt="qrels")[0].text
     assert "2 0 y 0" in qrels  # judged before the cut: still in the qrels
-    stratified = scoring.qrels_export(pool=pool, fmt="stratified")[0].text
+    stratified = export_selectors.qrels_export(pool=pool, fmt="stratified")[0].text
     assert " y " not in stratified  # outside the plan
     assert " z " not in stratified
     assert selectors.topic_specs(pool)["2"].depth == 2
     assert selectors.topic_specs(pool)["1"].depth == 4
     manifest = json.loads(
-        zipfile.ZipFile(io.BytesIO(scoring.qrels_bundle(pool=pool, formats=["qrels"]))).read(
-            "manifest.json"
-        )
+        zipfile.ZipFile(
+            io.BytesIO(export_selectors.qrels_bundle(pool=pool, formats=["qrels"]))
+        ).read("manifest.json")
     )
     [listed] = manifest["pool"]["revisions"]
     assert (listed["number"], listed["topics"], listed["spec"]["depth"], listed["by"]) == (
@@ -88,10 +89,10 @@ def test_extending_asks_the_budget_and_appends_to_the_queue(pool, organiser):
     pool.campaign.save()
     make_run(pool.campaign, "deeper", {"2": ["w", "x", "y", "z", "zz"]})
     pool.runs.add(pool.campaign.runs.get(tag="deeper"))
-    with pytest.raises(services.OverBudget, match="asks for 1 new judgments"):
-        services.pool_revise(pool=pool, spec=PoolSpec(depth=5, order="docno"), topics=["2"])
+    with pytest.raises(OverBudget, match="asks for 1 new judgments"):
+        pool_services.pool_revise(pool=pool, spec=PoolSpec(depth=5, order="docno"), topics=["2"])
     assert not PoolRevision.objects.exists()
-    services.pool_revise(
+    pool_services.pool_revise(
         pool=pool,
         spec=PoolSpec(depth=5, order="docno"),
         topics=["2"],
@@ -185,7 +186,7 @@ def sampled_pool(slug: str, documents: int):
     docnos = [f"{slug}-{n}" for n in range(documents)]
     make_run(campaign, "r", dict.fromkeys(("1", "2", "3"), docnos))
     spec = PoolSpec.from_dict({"depth": 2, "strata": [f"3-{documents}:0.5"], "order": "docno"})
-    return services.pool_build(campaign=campaign, spec=spec)
+    return pool_services.pool_build(campaign=campaign, spec=spec)
 
 
 def revise_capturing_queries(pool, documents: int) -> list[str]:
@@ -194,7 +195,7 @@ def revise_capturing_queries(pool, documents: int) -> list[str]:
 
     spec = PoolSpec.from_dict({"depth": 2, "strata": [f"3-{documents}:0.25"], "order": "docno"})
     with CaptureQueriesContext(connection) as captured:
-        services.pool_revise(pool=pool, spec=spec, topics=["1", "2", "3"])
+        pool_services.pool_revise(pool=pool, spec=spec, topics=["1", "2", "3"])
     return [query["sql"] for query in captured.captured_queries]
 
 

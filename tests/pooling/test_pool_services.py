@@ -7,9 +7,10 @@ import io
 import pandas as pd
 import pytest
 
-from pooling import selectors, services
+from pooling import pool_services, run_services, selectors
 from pooling.core.spec import PoolSpec, Stratum
 from pooling.core.strategies import build_pool, write_pool_tsv
+from pooling.errors import OverBudget, PoolBuildError
 from pooling.models import PoolEntry
 from tests.helpers import make_campaign, make_pool, make_run
 from workbench.core.run_files import read_run_cache
@@ -33,7 +34,7 @@ def stored(pool) -> dict[tuple[str, str], tuple]:
 
 
 def test_depth_pool_is_stored_with_its_spec_and_runs(campaign, organiser):
-    pool = services.pool_build(
+    pool = pool_services.pool_build(
         campaign=campaign, spec=PoolSpec(depth=2, seed=5), created_by=organiser
     )
     assert stored(pool) == {
@@ -54,7 +55,7 @@ def test_depth_pool_is_stored_with_its_spec_and_runs(campaign, organiser):
 
 def test_stored_pool_equals_the_core_pool_byte_for_byte(campaign):
     spec = PoolSpec(depth=1, strata=(Stratum(2, 4, 0.5),), seed=11)
-    pool = services.pool_build(campaign=campaign, spec=spec)
+    pool = pool_services.pool_build(campaign=campaign, spec=spec)
     runs = [read_run_cache(run.cache_file.path).to_pandas() for run in campaign.runs.all()]
     expected, got = io.StringIO(), io.StringIO()
     write_pool_tsv(build_pool(pd.concat(runs), spec), expected)
@@ -72,7 +73,7 @@ def test_a_build_reports_each_topic_outside_its_transaction(campaign):
     def record(done: int, total: int) -> None:
         calls.append((done, total, len(connection.atomic_blocks)))
 
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2), progress=record)
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2), progress=record)
     # Not inside the build's transaction: a job's progress is seen while it builds.
     assert calls == [(0, 2, outside), (1, 2, outside), (2, 2, outside)]
     assert pool.entries.count() == 7
@@ -80,16 +81,16 @@ def test_a_build_reports_each_topic_outside_its_transaction(campaign):
 
 def test_campaign_without_runs_builds_nothing():
     campaign = make_campaign()
-    with pytest.raises(services.PoolBuildError, match="campaign trec-x has no runs to pool"):
-        services.pool_build(campaign=campaign, spec=PoolSpec(depth=10))
+    with pytest.raises(PoolBuildError, match="campaign trec-x has no runs to pool"):
+        pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=10))
     assert not campaign.pools.exists()
 
 
 def test_late_run_adds_only_its_new_documents(campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
     before = {e.pk: (e.docno, e.order, e.best_rank, e.n_runs) for e in pool.entries.all()}
     late = make_run(campaign, "late", {"1": ["d9", "d1"], "2": ["e7"]})
-    addition = services.pool_add_runs(pool=pool, runs=[late])
+    addition = pool_services.pool_add_runs(pool=pool, runs=[late])
     after = {e.pk: (e.docno, e.order, e.best_rank, e.n_runs) for e in pool.entries.all()}
     assert {pk: after[pk] for pk in before} == before
     added = pool.entries.filter(addition=addition).select_related("topic")
@@ -101,16 +102,16 @@ def test_late_run_adds_only_its_new_documents(campaign):
 
 
 def test_adding_a_run_twice_or_to_a_sampled_pool_is_refused(campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
-    with pytest.raises(services.PoolBuildError, match="already in the pool: a"):
-        services.pool_add_runs(pool=pool, runs=[campaign.runs.get(tag="a")])
-    sampled = services.pool_build(
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    with pytest.raises(PoolBuildError, match="already in the pool: a"):
+        pool_services.pool_add_runs(pool=pool, runs=[campaign.runs.get(tag="a")])
+    sampled = pool_services.pool_build(
         campaign=campaign, spec=PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),))
     )
     late = make_run(campaign, "late", {"1": ["d9"]})
     count = sampled.entries.count()
-    with pytest.raises(services.PoolBuildError, match="rebuild a sampled pool instead"):
-        services.pool_add_runs(pool=sampled, runs=[late])
+    with pytest.raises(PoolBuildError, match="rebuild a sampled pool instead"):
+        pool_services.pool_add_runs(pool=sampled, runs=[late])
     assert sampled.entries.count() == count
     assert not sampled.additions.exists()
 
@@ -130,7 +131,7 @@ def test_cached_ranking_is_not_reused_for_a_new_run_with_an_old_id(campaign):
     ranked = selectors.ranked_runs_cached(campaign, max_depth=10)
     run = campaign.runs.get(tag="b")
     run_id = run.pk
-    services.run_delete(run=run)
+    run_services.run_delete(run=run)
     replacement = make_run(campaign, "c", {"1": ["x1"]})
     type(replacement).objects.filter(pk=replacement.pk).update(id=run_id)
     again = selectors.ranked_runs_cached(campaign, max_depth=10)
@@ -189,7 +190,7 @@ def test_an_undone_judgment_is_no_longer_spent(campaign, assessor):
     from judging import services as judging
 
     topic = campaign.topics.get(topic_id="1")
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     [assignment] = judging.assignments_create(pool=pool, topics=[topic], assessors=[assessor])
     judging.judgment_submit(assignment=assignment, docno="d1", relevance=0, aspects={})
     assert selectors.campaign_budget(campaign).spent == 1
@@ -200,10 +201,10 @@ def test_an_undone_judgment_is_no_longer_spent(campaign, assessor):
 def test_pool_build_over_the_budget_stores_nothing_unless_confirmed(campaign, organiser):
     campaign.judgment_budget = 3
     campaign.save()
-    with pytest.raises(services.OverBudget, match="asks for 4 new judgments"):
-        services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    with pytest.raises(OverBudget, match="asks for 4 new judgments"):
+        pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     assert not campaign.pools.exists()
-    services.pool_build(
+    pool_services.pool_build(
         campaign=campaign, spec=PoolSpec(depth=1), confirm_over_budget=True, created_by=organiser
     )
     assert campaign.pools.count() == 1

@@ -12,9 +12,10 @@ from django.conf import settings
 from django.urls import reverse
 
 from judging import services as judging_services
-from pooling import selectors, services
+from pooling import pool_services, selectors
 from pooling.core.spec import PoolSpec, Stratum
 from pooling.core.strategies import write_pool_tsv
+from pooling.errors import PoolBuildError
 from pooling.models import BudgetOverrun, Pool
 from tests.helpers import make_campaign, make_documents, make_pool, make_run
 from workbench.models import Job
@@ -247,7 +248,7 @@ def test_a_bad_spec_builds_nothing(organiser_client, campaign):
 
 
 def test_pool_page_shows_topics_strata_and_run_contributions(organiser_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1, strata=(), seed=0))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1, strata=(), seed=0))
     page = organiser_client.get(
         reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     ).content.decode()
@@ -257,7 +258,7 @@ def test_pool_page_shows_topics_strata_and_run_contributions(organiser_client, c
 
 
 def test_exports_are_the_pool_tsv_and_the_order_list(organiser_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
     response = organiser_client.get(
         reverse("pooling:pool_export", args=[campaign.slug, pool.pk, "tsv"])
     )
@@ -283,7 +284,7 @@ def test_exports_are_the_pool_tsv_and_the_order_list(organiser_client, campaign)
 
 
 def test_adding_late_runs_past_the_budget_needs_the_tick(organiser_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     with_budget(campaign, 0)
     late = make_run(campaign, "late", {"1": ["d9"]})
     url = reverse("pooling:pool_add_runs", args=[campaign.slug, pool.pk])
@@ -297,7 +298,7 @@ def test_adding_late_runs_past_the_budget_needs_the_tick(organiser_client, campa
 
 
 def test_add_late_runs_from_the_page(organiser_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     late = make_run(campaign, "late", {"1": ["d9"]})
     response = organiser_client.post(
         reverse("pooling:pool_add_runs", args=[campaign.slug, pool.pk]),
@@ -309,7 +310,7 @@ def test_add_late_runs_from_the_page(organiser_client, campaign):
 
 
 def test_campaign_page_lists_pools(organiser_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     page = organiser_client.get(
         reverse("pooling:campaign_detail", args=[campaign.slug])
     ).content.decode()
@@ -323,7 +324,7 @@ def test_assessors_cannot_open_pool_pages(assessor_client, campaign, name):
 
 
 def test_assessors_cannot_see_or_export_a_pool(assessor_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     assert (
         assessor_client.get(
             reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
@@ -340,7 +341,7 @@ def test_assessors_cannot_see_or_export_a_pool(assessor_client, campaign):
 
 def test_pool_page_labels_each_stratum_with_its_ranks(organiser_client, campaign):
     spec = PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),), topic_depths={"2": 1})
-    pool = services.pool_build(campaign=campaign, spec=spec)
+    pool = pool_services.pool_build(campaign=campaign, spec=spec)
     page = organiser_client.get(
         reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     ).content.decode()
@@ -391,7 +392,7 @@ def test_heat_step_rounds_values_to_tenths():
 
 
 def test_pool_page_shows_the_overlap_between_runs(organiser_client, campaign):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=3))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=3))
     page = organiser_client.get(
         reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     ).content.decode()
@@ -401,7 +402,7 @@ def test_pool_page_shows_the_overlap_between_runs(organiser_client, campaign):
 
 
 def test_organiser_retires_and_reopens_a_pool_from_its_page(organiser_client, campaign, organiser):
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     detail = reverse("pooling:pool_detail", args=[campaign.slug, pool.pk])
     retire = reverse("pooling:pool_retire", args=[campaign.slug, pool.pk])
     assert organiser_client.get(retire).status_code == 405
@@ -422,7 +423,7 @@ def test_organiser_retires_and_reopens_a_pool_from_its_page(organiser_client, ca
 
 def test_a_pool_of_imported_judgments_shows_where_it_came_from(organiser_client, campaign):
     pairs = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["d2", "d1", "e9"]})
-    pool = services.pool_from_judged(
+    pool = pool_services.pool_from_judged(
         campaign=campaign, pairs=pairs, name="nist", source="qrels file nist.qrels"
     )
     page = organiser_client.get(
@@ -434,10 +435,10 @@ def test_a_pool_of_imported_judgments_shows_where_it_came_from(organiser_client,
     assert (
         organiser_client.get(reverse("judging:pool_assignments", args=[pool.pk])).status_code == 200
     )
-    with pytest.raises(services.PoolBuildError, match="holds imported judgments"):
-        services.pool_add_runs(pool=pool, runs=list(campaign.runs.all()))
-    with pytest.raises(services.PoolBuildError, match="already has a pool named 'nist'"):
-        services.pool_from_judged(campaign=campaign, pairs=pairs, name="nist", source="again")
+    with pytest.raises(PoolBuildError, match="holds imported judgments"):
+        pool_services.pool_add_runs(pool=pool, runs=list(campaign.runs.all()))
+    with pytest.raises(PoolBuildError, match="already has a pool named 'nist'"):
+        pool_services.pool_from_judged(campaign=campaign, pairs=pairs, name="nist", source="again")
 
 
 @pytest.mark.parametrize(

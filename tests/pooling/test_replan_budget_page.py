@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from pooling import services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.helpers import make_campaign, make_run
 
@@ -22,7 +22,9 @@ def campaign():
 
 @pytest.fixture
 def adaptive(campaign):
-    return services.pool_build(campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4))
+    return pool_services.pool_build(
+        campaign=campaign, spec=PoolSpec(depth=3, strategy="mtf", budget=4)
+    )
 
 
 def url(pool) -> str:
@@ -89,7 +91,7 @@ def test_a_raise_past_the_campaigns_budget_asks_to_confirm(organiser_client, ada
 
 
 def test_a_fixed_pool_offers_no_budget(organiser_client, campaign):
-    fixed = services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    fixed = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
     page = organiser_client.get(url(fixed)).content.decode()
     assert 'name="depth"' in page
     assert "Judging budget" not in page

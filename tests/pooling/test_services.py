@@ -9,7 +9,8 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from pooling import selectors, services
+from pooling import pool_services, run_services, selectors, services
+from pooling.errors import RunInUse
 from pooling.models import Document, Run, Topic
 from tests.helpers import make_campaign, run_text
 from workbench.core import run_files
@@ -23,8 +24,8 @@ def stored_files() -> list[Path]:
     return sorted(p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file())
 
 
-def upload(tag: str, rows: dict[str, list[str]], name: str | None = None) -> services.RunUpload:
-    return services.RunUpload(name or f"{tag}.txt", run_text(tag, rows))
+def upload(tag: str, rows: dict[str, list[str]], name: str | None = None) -> run_services.RunUpload:
+    return run_services.RunUpload(name or f"{tag}.txt", run_text(tag, rows))
 
 
 # --------------------------------------------------------------------------
@@ -34,7 +35,9 @@ def upload(tag: str, rows: dict[str, list[str]], name: str | None = None) -> ser
 def test_accepted_run_keeps_original_cache_and_summary():
     campaign = make_campaign()
     data = run_text("bm25", {"301": ["d1", "d2", "d3"], "302": ["d4"]})
-    [run] = services.runs_import(campaign=campaign, uploads=[services.RunUpload("bm25.txt", data)])
+    [run] = run_services.runs_import(
+        campaign=campaign, uploads=[run_services.RunUpload("bm25.txt", data)]
+    )
     assert (run.tag, run.line_count, run.topic_count, run.depth) == ("bm25", 4, 2, 3)
     assert run.documents_per_topic == {"301": 3, "302": 1}
     assert run.original_name == "bm25.txt"
@@ -46,12 +49,12 @@ def test_accepted_run_keeps_original_cache_and_summary():
 
 def test_rejected_batch_stores_nothing_and_reports_every_file():
     campaign = make_campaign()
-    existing = services.runs_import(campaign=campaign, uploads=[upload("old", {"301": ["d1"]})])
+    existing = run_services.runs_import(campaign=campaign, uploads=[upload("old", {"301": ["d1"]})])
     files_before = stored_files()
     good = upload("new", {"301": ["d1"]})
-    bad = services.RunUpload("bad.txt", b"301 Q0 d1 1 x bad\n")
+    bad = run_services.RunUpload("bad.txt", b"301 Q0 d1 1 x bad\n")
     with pytest.raises(InputError) as caught:
-        services.runs_import(campaign=campaign, uploads=[good, bad])
+        run_services.runs_import(campaign=campaign, uploads=[good, bad])
     assert str(caught.value) == "bad.txt:1: score 'x' is not a number"
     assert list(Run.objects.all()) == existing
     assert stored_files() == files_before
@@ -60,9 +63,9 @@ def test_rejected_batch_stores_nothing_and_reports_every_file():
 def test_keep_valid_stores_the_good_files_and_reports_the_bad():
     campaign = make_campaign()
     good = upload("new", {"301": ["d1"]})
-    bad = services.RunUpload("bad.txt", b"")
-    with pytest.raises(services.RunsPartlyImported) as caught:
-        services.runs_import(campaign=campaign, uploads=[good, bad], keep_valid=True)
+    bad = run_services.RunUpload("bad.txt", b"")
+    with pytest.raises(run_services.RunsPartlyImported) as caught:
+        run_services.runs_import(campaign=campaign, uploads=[good, bad], keep_valid=True)
     assert [r.tag for r in caught.value.stored] == ["new"]
     assert str(caught.value) == "bad.txt: empty file: no run lines"
     assert list(Run.objects.values_list("tag", flat=True)) == ["new"]
@@ -73,13 +76,17 @@ def test_two_files_of_a_batch_with_one_tag_are_rejected():
     first = upload("same", {"301": ["d1"]}, name="a.txt")
     second = upload("same", {"302": ["d1"]}, name="b.txt")
     with pytest.raises(InputError, match=r"b\.txt:1: run tag 'same' is already used"):
-        services.runs_import(campaign=campaign, uploads=[first, second])
+        run_services.runs_import(campaign=campaign, uploads=[first, second])
     assert not Run.objects.exists()
 
 
 def test_tag_used_in_another_campaign_is_fine():
-    services.runs_import(campaign=make_campaign("one"), uploads=[upload("bm25", {"301": ["d"]})])
-    services.runs_import(campaign=make_campaign("two"), uploads=[upload("bm25", {"301": ["d"]})])
+    run_services.runs_import(
+        campaign=make_campaign("one"), uploads=[upload("bm25", {"301": ["d"]})]
+    )
+    run_services.runs_import(
+        campaign=make_campaign("two"), uploads=[upload("bm25", {"301": ["d"]})]
+    )
     assert Run.objects.filter(tag="bm25").count() == 2
 
 
@@ -91,15 +98,15 @@ def test_storage_is_cleaned_when_the_database_write_fails(monkeypatch):
 
     monkeypatch.setattr(Run.objects, "bulk_create", fail)
     with pytest.raises(RuntimeError):
-        services.runs_import(campaign=campaign, uploads=[upload("x", {"301": ["d1"]})])
+        run_services.runs_import(campaign=campaign, uploads=[upload("x", {"301": ["d1"]})])
     assert stored_files() == []
 
 
 def test_run_delete_removes_its_files():
     campaign = make_campaign()
-    [run] = services.runs_import(campaign=campaign, uploads=[upload("x", {"301": ["d1"]})])
+    [run] = run_services.runs_import(campaign=campaign, uploads=[upload("x", {"301": ["d1"]})])
     assert len(stored_files()) == 2
-    services.run_delete(run=run)
+    run_services.run_delete(run=run)
     assert stored_files() == []
     assert not Run.objects.exists()
 
@@ -108,49 +115,53 @@ def test_a_pooled_run_can_be_neither_deleted_nor_replaced():
     from pooling.core.spec import PoolSpec
 
     campaign = make_campaign()
-    [run] = services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
-    pool = services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
-    with pytest.raises(services.RunInUse, match=f"run r is in pool {pool.pk}"):
-        services.run_delete(run=run)
-    with pytest.raises(services.RunInUse):
-        services.run_replace(run=run, upload=upload("r", {"301": ["d2"]}))
+    [run] = run_services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    with pytest.raises(RunInUse, match=f"run r is in pool {pool.pk}"):
+        run_services.run_delete(run=run)
+    with pytest.raises(RunInUse):
+        run_services.run_replace(run=run, upload=upload("r", {"301": ["d2"]}))
     assert Run.objects.get().sha256 == run.sha256
     assert len(stored_files()) == 2
 
 
 def test_run_replace_swaps_the_file_and_cache_keeping_or_changing_the_tag():
     campaign = make_campaign()
-    [run] = services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
+    [run] = run_services.runs_import(campaign=campaign, uploads=[upload("r", {"301": ["d1"]})])
     old_files = stored_files()
-    new = services.run_replace(run=run, upload=upload("r", {"301": ["d1", "d2"], "302": ["d3"]}))
+    new = run_services.run_replace(
+        run=run, upload=upload("r", {"301": ["d1", "d2"], "302": ["d3"]})
+    )
     assert (new.tag, new.line_count, new.topic_count) == ("r", 3, 2)
     assert list(Run.objects.values_list("tag", flat=True)) == ["r"]
     assert not set(old_files) & set(stored_files())
     assert len(stored_files()) == 2
-    renamed = services.run_replace(run=new, upload=upload("r2", {"301": ["d1"]}))
+    renamed = run_services.run_replace(run=new, upload=upload("r2", {"301": ["d1"]}))
     assert list(Run.objects.values_list("tag", flat=True)) == ["r2"]
     assert run_files.read_run_cache(renamed.cache_file.path).num_rows == 1
 
 
 def test_a_rejected_replacement_changes_nothing():
     campaign = make_campaign()
-    [run, _other] = services.runs_import(
+    [run, _other] = run_services.runs_import(
         campaign=campaign, uploads=[upload("r", {"301": ["d1"]}), upload("s", {"301": ["d1"]})]
     )
     before = stored_files()
     with pytest.raises(
         InputError, match=r"fix\.txt:1: topic '999' is not a topic of this campaign"
     ):
-        services.run_replace(run=run, upload=services.RunUpload("fix.txt", b"999 Q0 d1 1 1 r\n"))
+        run_services.run_replace(
+            run=run, upload=run_services.RunUpload("fix.txt", b"999 Q0 d1 1 1 r\n")
+        )
     with pytest.raises(InputError, match="tag 's' is already used"):
-        services.run_replace(run=run, upload=upload("s", {"301": ["d1"]}))
+        run_services.run_replace(run=run, upload=upload("s", {"301": ["d1"]}))
     assert sorted(Run.objects.values_list("tag", flat=True)) == ["r", "s"]
     assert stored_files() == before
 
 
 def test_odd_tags_get_safe_file_names():
     campaign = make_campaign()
-    [run] = services.runs_import(
+    [run] = run_services.runs_import(
         campaign=campaign, uploads=[upload("../x:y", {"301": ["d"]}, name="x.txt")]
     )
     assert run.tag == "../x:y"
@@ -426,7 +437,9 @@ def test_a_long_multibyte_tag_is_stored_under_a_file_name_the_disk_takes():
     campaign = make_campaign()
     tag = "ü" * 200  # the longest tag allowed: 400 bytes as a file name
     data = run_text(tag, {"301": ["d1"]})
-    [run] = services.runs_import(campaign=campaign, uploads=[services.RunUpload("r.txt", data)])
+    [run] = run_services.runs_import(
+        campaign=campaign, uploads=[run_services.RunUpload("r.txt", data)]
+    )
     assert run.tag == tag
     assert run.original_file.read() == data
     assert len(Path(run.original_file.name).name.encode()) < 255
@@ -456,7 +469,7 @@ def test_the_task_kind_changes_until_the_campaign_holds_runs_or_task_files():
 def test_a_task_campaign_takes_no_runs():
     campaign = services.campaign_create(name="CodiEsp", slug="codiesp", task_kind="codiesp")
     with pytest.raises(InputError) as error:
-        services.runs_import(campaign=campaign, uploads=[upload("bm25", {"301": ["d1"]})])
+        run_services.runs_import(campaign=campaign, uploads=[upload("bm25", {"301": ["d1"]})])
     assert str(error.value) == (
         "bm25.txt: CodiEsp is a CodiEsp clinical coding campaign: it takes gold files and "
         "submissions on its task page, not runs"

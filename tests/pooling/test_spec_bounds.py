@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pooling import services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.helpers import make_campaign, make_documents, make_run
 
@@ -19,7 +19,7 @@ def pool():
     campaign = make_campaign(topics=("1", "2"))
     make_documents(campaign, ["d1", "d2", "d3"])
     make_run(campaign, "r", {"1": ["d1", "d2", "d3"], "2": ["d1"]})
-    return services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    return pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from pooling import jobs, services
+from pooling import jobs, run_services, services
 from pooling.models import Document, Run
 from tests.helpers import make_campaign, run_text
 from workbench.core.problems import InputError
@@ -106,7 +106,9 @@ def test_a_bad_file_fails_the_job_with_the_same_problems_and_stores_nothing(
 ):
     campaign = make_campaign()
     with pytest.raises(InputError) as synchronous:
-        services.runs_import(campaign=campaign, uploads=[services.RunUpload("bad.txt", BAD_RUN)])
+        run_services.runs_import(
+            campaign=campaign, uploads=[run_services.RunUpload("bad.txt", BAD_RUN)]
+        )
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post(
             "/api/campaigns/trec-x/runs/",

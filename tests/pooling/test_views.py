@@ -516,11 +516,11 @@ def test_campaign_page_shows_judgments_made_and_budget_left(organiser_client, as
 
 
 def test_unpooled_runs_are_replaced_or_deleted_from_the_campaign_page(organiser_client):
-    from pooling import services
+    from pooling import run_services
 
     campaign = make_campaign()
-    run = services.runs_import(
-        campaign=campaign, uploads=[services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
+    run = run_services.runs_import(
+        campaign=campaign, uploads=[run_services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
     )[0]
     page = organiser_client.get(detail_url(campaign)).content.decode()
     assert reverse("pooling:run_replace", args=[campaign.slug, run.pk]) in page
@@ -557,14 +557,14 @@ def test_unpooled_runs_are_replaced_or_deleted_from_the_campaign_page(organiser_
 
 
 def test_a_pooled_run_offers_no_replace_and_refuses_deletion(organiser_client):
-    from pooling import services
+    from pooling import pool_services, run_services
     from pooling.core.spec import PoolSpec
 
     campaign = make_campaign()
-    run = services.runs_import(
-        campaign=campaign, uploads=[services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
+    run = run_services.runs_import(
+        campaign=campaign, uploads=[run_services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
     )[0]
-    services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     page = organiser_client.get(detail_url(campaign)).content.decode()
     assert "in 1 pool" in page
     assert reverse("pooling:run_delete", args=[campaign.slug, run.pk]) not in page
@@ -576,12 +576,12 @@ def test_a_pooled_run_offers_no_replace_and_refuses_deletion(organiser_client):
 
 
 def test_runs_of_another_campaign_are_404(organiser_client):
-    from pooling import services
+    from pooling import run_services
 
     make_campaign()
     other = make_campaign("other")
-    run = services.runs_import(
-        campaign=other, uploads=[services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
+    run = run_services.runs_import(
+        campaign=other, uploads=[run_services.RunUpload("r.txt", run_text("r", {"301": ["d1"]}))]
     )[0]
     url = reverse("pooling:run_delete", args=["trec-x", run.pk])
     assert organiser_client.post(url).status_code == 404

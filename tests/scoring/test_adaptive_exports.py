@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from judging.models import Assignment
-from scoring import selectors
+from scoring import export_selectors
 from tests.helpers import make_user
 from tests.judging.test_adaptive import _fresh_state, adaptive_pool, judge_all  # noqa: F401
 
@@ -29,7 +29,7 @@ def judged_pool(strategy: str):
 
 
 def bundle(pool) -> dict[str, str]:
-    data = selectors.qrels_bundle(pool=pool, formats=["qrels", "stratified"])
+    data = export_selectors.qrels_bundle(pool=pool, formats=["qrels", "stratified"])
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return {name: archive.read(name).decode() for name in archive.namelist()}
 

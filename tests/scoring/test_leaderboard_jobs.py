@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging.models import Judgment
-from scoring import selectors
+from scoring import leaderboard_selectors, selectors
 from scoring.core.analysis.leaderboard import ScoreTable
 from scoring.core.analysis.render import to_json
 from tests.scoring.conftest import change_a_label
@@ -55,7 +55,7 @@ def score_in_a_job(client, pool, capture, **params):
         response = client.post(page_url(pool, **params))
     assert response.status_code == 302
     assert response.url == page_url(pool, **params)  # back to the page, options kept
-    return Job.objects.filter(kind=selectors.LEADERBOARD_JOB).latest("created_at")
+    return Job.objects.filter(kind=leaderboard_selectors.LEADERBOARD_JOB).latest("created_at")
 
 
 def api_for(user) -> APIClient:
@@ -95,10 +95,10 @@ def test_the_job_stores_the_table_scored_in_the_request(
     job = score_in_a_job(organiser_client, pool, django_capture_on_commit_callbacks)
     assert job.state == Job.DONE
     assert (job.done, job.total) == (9, 9)  # each of the 8 runs read, then the scoring
-    assert job.params == selectors.leaderboard_job(pool, "P.10")["params"]
+    assert job.params == leaderboard_selectors.leaderboard_job(pool, "P.10")["params"]
     stored = ScoreTable.from_dict(job.result["table"])
     large(10**9)
-    scored = selectors.pool_score_table(pool=pool, measure="P.10")
+    scored = leaderboard_selectors.pool_score_table(pool=pool, measure="P.10")
     assert (stored.measure, stored.runs, stored.topics) == (
         scored.measure,
         scored.runs,
@@ -167,7 +167,7 @@ def test_a_new_label_makes_the_stored_table_out_of_date(
     second = score_in_a_job(organiser_client, pool, django_capture_on_commit_callbacks)
     assert second != first
     large(10**9)
-    scored = selectors.pool_score_table(pool=pool, measure="P.10")
+    scored = leaderboard_selectors.pool_score_table(pool=pool, measure="P.10")
     np.testing.assert_array_equal(
         ScoreTable.from_dict(second.result["table"]).values, scored.values
     )
@@ -205,7 +205,7 @@ def test_a_failed_job_stores_nothing_and_can_be_tried_again(
     assert retried != failed
     # A job with a measure nobody knows fails too, and nothing is kept.
     with django_capture_on_commit_callbacks(execute=True):
-        spec = selectors.leaderboard_job(pool, "nosuch")
+        spec = leaderboard_selectors.leaderboard_job(pool, "nosuch")
         bad = job_start(kind=spec["kind"], title=spec["title"], params=spec["params"])
     bad.refresh_from_db()
     assert (bad.state, bad.result) == (Job.FAILED, None)
@@ -326,9 +326,9 @@ def test_a_table_a_job_made_is_read_back_by_the_scorings_in_a_request(
     def no_scoring(*args, **kwargs):
         raise AssertionError("scored again")
 
-    monkeypatch.setattr(selectors, "_pool_score_table", no_scoring)
-    table = selectors.pool_score_table(pool=pool, measure="P.10")
+    monkeypatch.setattr(leaderboard_selectors, "_pool_score_table", no_scoring)
+    table = leaderboard_selectors.pool_score_table(pool=pool, measure="P.10")
     assert table.to_dict() == job.result["table"]
     change_a_label(pool)  # a new state: the job's table is not the current labels'
     with pytest.raises(AssertionError, match="scored again"):
-        selectors.pool_score_table(pool=pool, measure="P.10")
+        leaderboard_selectors.pool_score_table(pool=pool, measure="P.10")

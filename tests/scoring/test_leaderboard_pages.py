@@ -14,7 +14,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling.models import Run
-from scoring import selectors
+from scoring import export_selectors, leaderboard_selectors, selectors
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from tests.helpers import make_campaign, make_pool
 from tests.scoring.conftest import judged_pool_of_runs
 
@@ -30,7 +31,7 @@ def command_json(pool, tmp_path, *arguments: str) -> dict:
     """`manage.py leaderboard` on what an organiser would download: the qrels
     export and the runs as uploaded, scored as the page scores (-c)."""
     qrels = tmp_path / "qrels"
-    qrels.write_text(selectors.qrels_export(pool=pool, fmt="qrels")[0].text)
+    qrels.write_text(export_selectors.qrels_export(pool=pool, fmt="qrels")[0].text)
     runs = []
     for run in Run.objects.order_by("tag"):
         path = tmp_path / run.tag
@@ -97,13 +98,13 @@ def test_all_tests_show_every_tests_pairs_as_the_downloads_do(organiser_client, 
 
 
 def test_two_identical_runs_are_said_identical_not_nan(organiser_client, pool):
-    from pooling import services
+    from pooling import run_services
 
     first = Run.objects.filter(campaign=pool.campaign).order_by("tag").first()
-    twin = services.RunUpload(
+    twin = run_services.RunUpload(
         "twin.txt", first.original_file.read().replace(first.tag.encode(), b"twin")
     )
-    services.runs_import(campaign=pool.campaign, uploads=[twin])
+    run_services.runs_import(campaign=pool.campaign, uploads=[twin])
     html = organiser_client.get(leaderboard_url(pool, test="all")).content.decode()
     for test, table in pair_tables(html).items():
         rows = [row for row in table.split("<tr>") if "twin" in row and f">{first.tag}<" in row]
@@ -149,8 +150,8 @@ def test_each_picture_comes_as_svg_png_and_csv(organiser_client, pool, kind):
 
 
 def test_the_median_picture_is_of_the_chosen_run(organiser_client, pool):
-    board = selectors.pool_leaderboard(
-        pool=pool, measure="map", options=selectors.LeaderboardOptions()
+    board = leaderboard_selectors.pool_leaderboard(
+        pool=pool, measure="map", options=LeaderboardOptions()
     )[0]
     run = board.runs[-1].run
     url = reverse("scoring:leaderboard_plot", args=[pool.pk, "median"])
@@ -176,7 +177,7 @@ def test_the_every_level_curve_is_the_runs_ranking_of_the_topic(organiser_client
     points = [line.split(",") for line in table.splitlines()[1:]]
     labels = selectors.pool_state(pool).labels
     relevant = set(labels[(labels.query_id == "2") & (labels.relevance >= 1)].doc_id)
-    run = next(t for tag, t in selectors._campaign_runs(pool) if tag == "demo-run3")
+    run = next(t for tag, t in selectors.campaign_runs(pool) if tag == "demo-run3")
     rows = run.to_pandas().query("query_id == '2'")
     curve = precision_recall(list(rows.doc_id), rows.score.to_numpy(), relevant)
     assert [float(r) for _, r, _ in points] == pytest.approx(curve.recall.tolist())

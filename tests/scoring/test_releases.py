@@ -19,9 +19,10 @@ from django.core.management.base import CommandError
 
 from judging import services as judging_services
 from judging.models import Judgment
-from pooling import services as pooling_services
+from pooling import run_services
 from pooling.errors import RunInUse
-from scoring import release_selectors, selectors, services
+from scoring import export_selectors, leaderboard_selectors, release_selectors, selectors, services
+from scoring.core.analysis.leaderboard import Options as LeaderboardOptions
 from scoring.core.exports import FORMATS
 from scoring.models import Release, ReleaseRun
 from tests.helpers import make_judged_team_campaign, make_release, make_run
@@ -70,8 +71,8 @@ def test_a_release_holds_the_scores_and_leaderboard_the_live_pages_show(judged, 
         .reset_index(drop=True)
         .equals(live.sort_values(key).reset_index(drop=True)[frozen.columns])
     )
-    board, _ = selectors.pool_leaderboard(
-        pool=pool, measure="P.10", options=selectors.LeaderboardOptions()
+    board, _ = leaderboard_selectors.pool_leaderboard(
+        pool=pool, measure="P.10", options=LeaderboardOptions()
     )
     from scoring.core.analysis.render import to_json
 
@@ -93,7 +94,7 @@ def test_a_release_stores_every_qrels_layout_and_its_files_with_their_sha256(jud
         assert hashlib.sha256(data).hexdigest() == described["sha256"], name
         assert len(data) == described["bytes"]
     for fmt in ("qrels", "relevance", "stratified", "infap"):
-        [export, *_] = selectors.qrels_export(pool=pool, fmt=fmt)
+        [export, *_] = export_selectors.qrels_export(pool=pool, fmt=fmt)
         assert stored(release, FORMATS[fmt].file) == export.data
     assert "qrels_aspects.txt" not in release.files  # a binary schema has no aspects
     assert {"scores.tsv", "leaderboard.tsv", "leaderboard.json", "leaderboard.tex"} <= set(
@@ -116,10 +117,12 @@ def test_a_release_stores_every_qrels_layout_and_its_files_with_their_sha256(jud
     assert manifest["pool"]["spec"] == pool.spec
 
 
-def test_only_human_labels_can_be_released_yet(judged):
+def test_machine_labels_are_refused_on_a_pool_no_machine_labelled(judged):
     _, _, pool = judged
-    with pytest.raises(release_selectors.ReleaseError, match="labels 'machine': one of human"):
+    with pytest.raises(release_selectors.ReleaseError, match="no machine has labels on pool"):
         make_release(pool, labels="machine")
+    with pytest.raises(release_selectors.ReleaseError, match="unknown label source 'robot'"):
+        make_release(pool, labels="robot")
     assert not Release.objects.exists()
 
 
@@ -233,11 +236,11 @@ def test_a_released_run_stays_as_it_was_scored(judged):
     unpooled = make_run(campaign, "late-organiser-run", {"301": ["docx-2"]})
     make_release(pool)
     with pytest.raises(RunInUse, match="kept by release 1 of pool"):
-        pooling_services.run_delete(run=unpooled)
+        run_services.run_delete(run=unpooled)
     with pytest.raises(RunInUse, match="kept by release 1 of pool"):
-        pooling_services.run_replace(
+        run_services.run_replace(
             run=unpooled,
-            upload=pooling_services.RunUpload("x.txt", b"301 Q0 docx-3 1 1.0 late-organiser-run\n"),
+            upload=run_services.RunUpload("x.txt", b"301 Q0 docx-3 1 1.0 late-organiser-run\n"),
         )
     assert campaign.runs.get(tag="late-organiser-run").sha256 == unpooled.sha256
 

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from pooling.core.spec import PoolSpec, Stratum
 from pooling.models import Run
-from scoring import selectors
+from scoring import reusability_selectors
 from scoring.core.analysis import reusability_render
 from tests.helpers import make_campaign, make_pool, make_team
 from tests.scoring.core.analysis.test_reusability_command import judged_pool, pool_main
@@ -104,7 +104,7 @@ def test_runs_of_teams_are_left_out_team_by_team_too(organiser_client):
     assert [(g["name"], g["runs"]) for g in groups] == [("(run C)", ["C"]), ("uni-x", ["A", "B"])]
     # A alone pools d2 and e1, B d3, and e2 only A and B pool: the team alone, four.
     assert [g["removed"] for g in groups] == [1, 4]
-    report = selectors.pool_reusability(pool=pool, measure="map")
+    report = reusability_selectors.pool_reusability(pool=pool, measure="map")
     assert reusability_render.to_json(report) == from_command
 
 

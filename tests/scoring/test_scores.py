@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling.models import Pool, Run
-from scoring import selectors
+from scoring import export_selectors, selectors
 from scoring.core.qrels import STRATIFIED_QRELS, read_qrels
 from scoring.core.trec_eval import main as trec_eval
 from tests.helpers import make_campaign, make_pool
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 
 def trec_eval_map(pool, tmp_path, tag: str) -> str:
-    (tmp_path / "qrels").write_text(selectors.qrels_export(pool=pool, fmt="qrels")[0].text)
+    (tmp_path / "qrels").write_text(export_selectors.qrels_export(pool=pool, fmt="qrels")[0].text)
     (tmp_path / "run").write_bytes(Run.objects.get(tag=tag).original_file.read())
     out = io.StringIO()
     trec_eval(
@@ -93,7 +93,9 @@ def test_scores_page_shows_errors(organiser_client, pool):
 
 def test_qrels_and_bundle_downloads(organiser_client, pool):
     response = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "qrels"]))
-    assert response.content.decode() == selectors.qrels_export(pool=pool, fmt="qrels")[0].text
+    assert (
+        response.content.decode() == export_selectors.qrels_export(pool=pool, fmt="qrels")[0].text
+    )
     inclusion = organiser_client.get(reverse("scoring:qrels_download", args=[pool.pk, "inclusion"]))
     assert inclusion.content.decode().startswith("topic\tdocno\tstratum\tinclusion_probability\n")
     assert (
@@ -167,7 +169,7 @@ def test_api_fetches_qrels_bundle_and_scores(organiser, pool):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=organiser).key}")
     qrels = api.get(f"/api/pools/{pool.pk}/qrels/aspects/")
-    assert qrels.content.decode() == selectors.qrels_export(pool=pool, fmt="aspects")[0].text
+    assert qrels.content.decode() == export_selectors.qrels_export(pool=pool, fmt="aspects")[0].text
     assert (
         api.get(f"/api/pools/{pool.pk}/bundle/", {"formats": "qrels"})["Content-Type"]
         == "application/zip"
@@ -298,10 +300,13 @@ def test_a_published_qrels_file_is_exported_in_every_available_layout(published)
         for line in published.qrels.read_text().splitlines()
         if not line.startswith("#") and int(line.split()[3]) >= 0
     )
-    choices = selectors.qrels_format_choices(pool=published.pool)
+    choices = export_selectors.qrels_format_choices(pool=published.pool)
     available = [c.name for c in choices if c.available]
     assert available == ["qrels", "relevance", "stratified", "infap"]
-    texts = {fmt: selectors.qrels_export(pool=published.pool, fmt=fmt)[0].text for fmt in available}
+    texts = {
+        fmt: export_selectors.qrels_export(pool=published.pool, fmt=fmt)[0].text
+        for fmt in available
+    }
     for fmt in ("qrels", "relevance", "infap"):  # every entry judged: nothing is -1
         exported = read_qrels(texts[fmt].encode(), name=fmt)
         assert sorted(exported.itertuples(index=False, name=None)) == judged
@@ -311,9 +316,9 @@ def test_a_published_qrels_file_is_exported_in_every_available_layout(published)
         sorted(stratified[["query_id", "doc_id", "relevance"]].itertuples(index=False, name=None))
         == judged
     )
-    inclusion = selectors.qrels_export(pool=published.pool, fmt="stratified")[1].text
+    inclusion = export_selectors.qrels_export(pool=published.pool, fmt="stratified")[1].text
     assert {line.split("\t")[3] for line in inclusion.splitlines()[1:]} == {"1.0"}
-    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=published.pool)))
+    bundle = zipfile.ZipFile(io.BytesIO(export_selectors.qrels_bundle(pool=published.pool)))
     manifest = json.loads(bundle.read("manifest.json"))
     assert manifest["pool"]["spec"]["source"].startswith("qrels file published.qrels")
     assert manifest["counts"]["total"] == {
@@ -424,7 +429,7 @@ def test_the_page_exports_the_bundle_as_a_job_with_a_download(
     assert reverse("job_file", args=[job.pk]) in detail
     download = organiser_client.get(reverse("job_file", args=[job.pk]))
     data = b"".join(download.streaming_content)
-    direct = selectors.qrels_bundle(pool=pool, formats=["qrels", "infap"])
+    direct = export_selectors.qrels_bundle(pool=pool, formats=["qrels", "infap"])
     assert unpacked(data) == unpacked(direct)  # the synchronous export's files
     assert download["Content-Disposition"].endswith(f'filename="{job.result["name"]}"')
     # Assessors see neither the job nor its file.

@@ -10,7 +10,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging import services
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from scoring.core.analysis.arguments import one_number
 from scoring.core.measures.catalog import TREC
@@ -31,7 +31,7 @@ def pools():
     campaign = make_campaign(topics=("1", "2"), label_schema=SCHEMA_PRESETS["binary"].schema())
     for tag, rows in RUNS.items():
         make_run(campaign, tag, rows)
-    earlier = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=8), name="old")
+    earlier = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=8), name="old")
     ann = make_user("ann")
     for assignment in services.assignments_create(
         pool=earlier, topics=list(campaign.topics.all()), assessors=[ann]
@@ -43,7 +43,7 @@ def pools():
                 relevance=relevant(entry.docno),
                 aspects={},
             )
-    now = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=8), name="new")
+    now = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=8), name="new")
     return earlier, now
 
 

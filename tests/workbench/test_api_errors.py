@@ -81,13 +81,13 @@ def test_an_unexpected_api_error_is_a_500_in_json(api_and_assignment, monkeypatc
 
 
 def test_a_line_break_in_a_download_name_is_replaced_and_a_nul_refused(organiser_client):
-    from pooling import services as pooling_services
+    from pooling import pool_services
     from pooling.core.spec import PoolSpec
     from tests.helpers import make_run
 
     campaign = make_campaign()
     make_run(campaign, "r", {"301": ["d1"]})
-    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=1))
     url = f"/campaigns/{campaign.slug}/pools/{pool.pk}/export/order/"
     assert organiser_client.get(url, {"topic": "30\x001"}).status_code == 400
     response = organiser_client.get(url, {"topic": "30\t1\r\n"})

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from judging import answer_services, machine_services
 from judging import services as judging_services
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.helpers import (
     CODIESP_RUN,
@@ -120,6 +120,9 @@ CALLS = [
     Call("get", "/api/pools/{pool_id}/releases/{version}/files/{name}", ORGANISERS, 200),
     Call("get", "/api/pools/{pool_id}/reusability/", ORGANISERS, 404),
     Call("post", "/api/pools/{pool_id}/reusability/", ORGANISERS, 202),
+    # The world's machine has no label on the pool: an organiser's call gets to the 400.
+    Call("get", "/api/pools/{pool_id}/calibration/", ORGANISERS, 400),
+    Call("post", "/api/pools/{pool_id}/calibration/", ORGANISERS, 400),
     Call("get", "/api/campaigns/{task}/gold/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{task}/gold/", ORGANISERS, 400, multipart=True),
     Call("get", "/api/campaigns/{task}/submissions/", ORGANISERS, 200),
@@ -184,7 +187,7 @@ def world(organiser, assessor, participant) -> dict[str, object]:
     campaign = make_campaign(topics=("301", "302"), label_schema=SCHEMA_PRESETS["binary"].schema())
     make_documents(campaign, ["d1", "d2"])
     run = make_run(campaign, "bm25", {"301": ["d1", "d2"], "302": ["d1"]})
-    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
     [assignment] = judging_services.assignments_create(
         pool=pool, topics=campaign.topics.filter(topic_id="301"), assessors=[assessor]
     )

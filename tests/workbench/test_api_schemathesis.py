@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 
 from config.wsgi import application
 from judging import services as judging_services
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.helpers import make_campaign, make_documents, make_release, make_run, make_user
 from workbench.core.label_schema import SCHEMA_PRESETS
@@ -64,7 +64,7 @@ def world(settings) -> dict[str, object]:
     )
     make_documents(campaign, ["d1", "d2"])
     run = make_run(campaign, "bm25", {"301": ["d1", "d2"], "302": ["d1"]})
-    pool = pooling_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=2))
     [assignment] = judging_services.assignments_create(
         pool=pool, topics=campaign.topics.filter(topic_id="301"), assessors=[assessor]
     )

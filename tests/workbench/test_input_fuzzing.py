@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from judging import services as judging
-from pooling import services as pooling
+from pooling import pool_services
 from pooling.core.spec import PoolSpec
 from tests.helpers import make_campaign, make_documents, make_run, make_user
 
@@ -36,7 +36,7 @@ def world(client):
     campaign = make_campaign(topics=("1", "2"))
     make_documents(campaign, ["d1", "d2", "d3"])
     make_run(campaign, "r", {"1": ["d1", "d2", "d3"], "2": ["d1"]})
-    pool = pooling.pool_build(campaign=campaign, spec=PoolSpec(depth=3))
+    pool = pool_services.pool_build(campaign=campaign, spec=PoolSpec(depth=3))
     topics = list(campaign.topics.all())
     [assignment, _] = judging.assignments_create(pool=pool, topics=topics, assessors=[alice, bob])
     return {"organiser": organiser, "alice": alice, "pool": pool, "assignment": assignment}

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from pooling import services
+from pooling import run_services, services
 from pooling.models import Document, Run, Topic
 from scoring.models import TaskGold, TaskSubmission
 from tests.helpers import make_campaign, make_run, make_task_campaign, make_team
@@ -102,9 +102,9 @@ def test_runs_upload_imports_a_small_upload_and_hands_a_large_one_to_a_job(organ
     settings.WORKBENCH_UPLOAD_JOB_BYTES = 30
     campaign = make_campaign()
     small = SimpleUploadedFile("small.txt", b"301 Q0 d1 1 2 small\n")
-    [run] = services.runs_upload(campaign=campaign, files=[small], uploaded_by=organiser)
+    [run] = run_services.runs_upload(campaign=campaign, files=[small], uploaded_by=organiser)
     assert run.tag == "small"
-    job = services.runs_upload(campaign=campaign, files=[big()], uploaded_by=organiser)
+    job = run_services.runs_upload(campaign=campaign, files=[big()], uploaded_by=organiser)
     assert isinstance(job, Job)
     assert job.kind == "pooling.jobs.runs_import"
     assert list(Run.objects.values_list("tag", flat=True)) == ["small"]

@@ -1,4 +1,5 @@
 from demo.services import demo_load
+from judging.models import MachineJudgment
 from workbench.commands import WorkbenchCommand
 
 
@@ -17,6 +18,11 @@ class Command(WorkbenchCommand):
         self.stdout.write(
             f"Pool {pool.pk} ({pool.name}): {pool.entries.filter(sampled=True).count()} documents "
             f"to judge; topics 1-3 for assessor1, 4-5 for assessor2, 20% judged by both."
+        )
+        machine_labels = MachineJudgment.objects.filter(topic__campaign=campaign).count()
+        self.stdout.write(
+            f"Machine assessor 'baseline' (lexical, offline): {machine_labels:,} labels of pool "
+            f"{pool.pk}, kept apart from the assessors' (Pool > Machine assessors)."
         )
         answers = summary.answers
         self.stdout.write(

@@ -48,6 +48,12 @@ class Command(WorkbenchCommand):
             f"file; default {DEFAULT_PRESET}",
         )
         parser.add_argument(
+            "--no-machines",
+            action="store_true",
+            help="with --pool: leave machine assessors out (by default they take part when "
+            "the pool has machine labels, named machine.<campaign>.<name>)",
+        )
+        parser.add_argument(
             "--format",
             choices=("text", "json"),
             default="text",
@@ -68,7 +74,9 @@ class Command(WorkbenchCommand):
         if options["pool"] is not None:
             if options["schema"]:
                 raise CommandError("--schema is for a file; a pool uses its campaign's schema")
-            return _pool_lines(options["pool"])
+            return _pool_lines(options["pool"], machines=False if options["no_machines"] else None)
+        if options["no_machines"]:
+            raise CommandError("--no-machines is for --pool; a file has no machine assessors")
         return _file_lines(options["labels"], options["schema"] or DEFAULT_PRESET)
 
 
@@ -93,7 +101,7 @@ def _file_lines(name: str, schema_spec: str) -> Any:
         raise CommandError(str(error)) from None
 
 
-def _pool_lines(pool_id: int) -> Any:
+def _pool_lines(pool_id: int, *, machines: bool | None) -> Any:
     from judging import selectors
     from judging.core.agreement_table import aspect_names
     from pooling.commands import pool_or_error
@@ -103,4 +111,4 @@ def _pool_lines(pool_id: int) -> Any:
         aspect_names(pool.campaign.schema)
     except ValueError as error:  # more aspects than the table has names for
         raise CommandError(f"pool {pool_id}: {error}") from None
-    return selectors.agreement_lines(pool)
+    return selectors.agreement_lines(pool, machines=machines)

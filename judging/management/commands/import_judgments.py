@@ -2,7 +2,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from judging import services
 from pooling.commands import campaign_or_error
-from pooling.services import PoolBuildError
+from pooling.errors import PoolBuildError
 from workbench.commands import WorkbenchCommand, existing_file
 from workbench.core.problems import InputError
 

@@ -7,9 +7,10 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from judging.status import campaign_status
-from pooling import selectors, services
+from pooling import pool_services, selectors
 from pooling.commands import add_pool_spec_arguments, pool_or_error, spec_or_error
 from pooling.core.spec import PoolSpec
+from pooling.errors import OverBudget, PoolBuildError
 from workbench.commands import WorkbenchCommand
 
 
@@ -50,7 +51,7 @@ class Command(WorkbenchCommand):
         topics = self._topics(pool, options["topics"])
         try:
             preview = selectors.pool_revision_preview(pool, spec=spec, topics=topics)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             raise CommandError(str(error)) from None
         self._print(preview.summary, selectors.campaign_budget(pool.campaign), preview.cost)
         self._advise(
@@ -65,16 +66,16 @@ class Command(WorkbenchCommand):
         if options["dry_run"]:
             return
         try:
-            revision = services.pool_revise(
+            revision = pool_services.pool_revise(
                 pool=pool,
                 spec=spec,
                 topics=topics,
                 reason=options["reason"],
                 confirm_over_budget=options["confirm_over_budget"],
             )
-        except services.OverBudget as error:
+        except OverBudget as error:
             raise CommandError(f"{error} (--confirm-over-budget)") from None
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"pool {pool.pk}: revision {revision.number} applied")
 
@@ -90,12 +91,12 @@ class Command(WorkbenchCommand):
             self.stdout.write(f"pool {pool.pk}: the budget would be {budget:,}")
             return
         try:
-            services.pool_budget_set(
+            pool_services.pool_budget_set(
                 pool=pool, budget=budget, confirm_over_budget=options["confirm_over_budget"]
             )
-        except services.OverBudget as error:
+        except OverBudget as error:
             raise CommandError(f"{error} (--confirm-over-budget)") from None
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             raise CommandError(str(error)) from None
         status = campaign_status(pool.campaign)
         self.stdout.write(

@@ -1,8 +1,9 @@
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
-from pooling import selectors, services
+from pooling import pool_services, selectors
 from pooling.commands import add_pool_spec_arguments, campaign_or_error, spec_or_error
+from pooling.errors import OverBudget, PoolBuildError
 from workbench.commands import WorkbenchCommand
 
 
@@ -47,7 +48,7 @@ class Command(WorkbenchCommand):
                 bar.update(done - bar.n)
 
             try:
-                pool = services.pool_build(
+                pool = pool_services.pool_build(
                     campaign=campaign,
                     spec=spec,
                     name=options["name"],
@@ -55,9 +56,9 @@ class Command(WorkbenchCommand):
                     confirm_over_budget=options["confirm_over_budget"],
                     runs_per_team=per_team,
                 )
-            except services.OverBudget as error:
+            except OverBudget as error:
                 raise CommandError(f"{error} (--confirm-over-budget)") from None
-            except services.PoolBuildError as error:
+            except PoolBuildError as error:
                 raise CommandError(str(error)) from None
         entries = pool.entries.count()
         sampled = pool.entries.filter(sampled=True).count()

@@ -1,7 +1,7 @@
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
-from pooling import services
+from pooling import run_services
 from pooling.commands import campaign_or_error
 from workbench.commands import WorkbenchCommand, existing_file
 from workbench.core.problems import InputError
@@ -25,9 +25,9 @@ class Command(WorkbenchCommand):
     def handle(self, *args: object, **options: object) -> None:
         campaign = campaign_or_error(options["campaign"])
         files = [existing_file(path) for path in options["files"]]
-        uploads = [services.RunUpload(str(f), f.read_bytes()) for f in files]
+        uploads = [run_services.RunUpload(str(f), f.read_bytes()) for f in files]
         try:
-            runs = services.runs_import(
+            runs = run_services.runs_import(
                 campaign=campaign,
                 uploads=uploads,
                 keep_valid=options["keep_valid"],
@@ -35,7 +35,7 @@ class Command(WorkbenchCommand):
                     items, desc="checking runs", unit=" files", disable=None, file=self.stderr
                 ),
             )
-        except services.RunsPartlyImported as error:
+        except run_services.RunsPartlyImported as error:
             for run in error.stored:
                 self.stdout.write(f"stored run {run.tag} ({run.line_count:,} lines)")
             raise CommandError(f"rejected:\n{error}") from None

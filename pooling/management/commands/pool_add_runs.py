@@ -1,7 +1,8 @@
 from django.core.management.base import CommandError, CommandParser
 
-from pooling import services
+from pooling import pool_services
 from pooling.commands import pool_or_error
+from pooling.errors import OverBudget, PoolBuildError
 from workbench.commands import WorkbenchCommand
 
 
@@ -26,11 +27,11 @@ class Command(WorkbenchCommand):
                 f"no run tagged {', '.join(missing)} in campaign {pool.campaign.slug}"
             )
         try:
-            addition = services.pool_add_runs(
+            addition = pool_services.pool_add_runs(
                 pool=pool, runs=runs, confirm_over_budget=options["confirm_over_budget"]
             )
-        except services.OverBudget as error:
+        except OverBudget as error:
             raise CommandError(f"{error} (--confirm-over-budget)") from None
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"pool {pool.pk}: added {addition.entries.count():,} entries")

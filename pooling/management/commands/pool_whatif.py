@@ -1,8 +1,9 @@
 from django.core.management.base import CommandError, CommandParser
 
-from pooling import selectors, services
+from pooling import selectors
 from pooling.commands import add_pool_spec_arguments, campaign_or_error, spec_or_error
 from pooling.core.budget import fit_depth, fit_scale, whatif
+from pooling.errors import PoolBuildError
 from workbench.commands import WorkbenchCommand
 
 
@@ -39,7 +40,7 @@ class Command(WorkbenchCommand):
         deepest = max([depths[-1], *(s.max_depth for s in specs)])
         try:
             ranked = selectors.ranked_runs(campaign, max_depth=deepest)
-        except services.PoolBuildError as error:
+        except PoolBuildError as error:
             raise CommandError(str(error)) from None
         judged = selectors.judged_pairs(campaign)
         table = whatif(ranked, depths=depths, specs=specs, judged=judged)

@@ -3,8 +3,9 @@ from pathlib import Path
 from django.core.management.base import CommandError, CommandParser
 
 from pooling.models import Pool
-from scoring import selectors
+from scoring import export_selectors
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
+from scoring.selectors import HUMAN_LABELS, LABEL_SOURCES, pool_state
 from workbench.commands import WorkbenchCommand
 from workbench.core.streams import quiet_on_closed_stdout
 
@@ -30,6 +31,20 @@ class Command(WorkbenchCommand):
         )
         parser.add_argument("--out", type=Path, help="with --format: write here (default: stdout)")
         parser.add_argument(
+            "--labels",
+            choices=list(LABEL_SOURCES),
+            default=HUMAN_LABELS,
+            help=(
+                "whose labels: the assessors' final labels (human, the default), a "
+                "machine's, or human-then-machine (a human label where one exists, "
+                "else the machine's)"
+            ),
+        )
+        parser.add_argument(
+            "--machine",
+            help="with a machine source: the machine's name (needed when several have labels)",
+        )
+        parser.add_argument(
             "--aspect", help="twoaspects: the aspect besides relevance (default credibility)"
         )
 
@@ -39,18 +54,20 @@ class Command(WorkbenchCommand):
             pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
         except Pool.DoesNotExist:
             raise CommandError(f"no pool with id {options['pool']}") from None
+        chosen_labels = {"labels": str(options["labels"]), "machine": options["machine"]}
         try:
             if options["bundle"]:
                 chosen = options["formats"]
                 formats = None if chosen is None else [f.strip() for f in chosen.split(",")]
-                data = selectors.qrels_bundle(
-                    pool=pool, formats=formats, two_aspect=options["aspect"]
+                data = export_selectors.qrels_bundle(
+                    pool=pool, formats=formats, two_aspect=options["aspect"], **chosen_labels
                 )
                 options["bundle"].write_bytes(data)
                 self.stderr.write(f"wrote {options['bundle']} ({len(data):,} bytes)")
                 return
-            files = selectors.qrels_export(
-                pool=pool, fmt=options["format"], two_aspect=options["aspect"]
+            state = pool_state(pool, **chosen_labels)
+            files = export_selectors.qrels_export(
+                pool=pool, fmt=options["format"], two_aspect=options["aspect"], state=state
             )
         except ExportError as error:
             raise CommandError(str(error)) from None

@@ -3,7 +3,7 @@ from django.core.management.base import CommandError, CommandParser
 from judging import services
 from judging.core.judgment_files import judgments_from_qrels
 from pooling.commands import campaign_or_error
-from pooling.services import PoolBuildError
+from pooling.errors import PoolBuildError
 from scoring.core.qrels import THREE_ASPECT_QRELS, TREC_QRELS, read_qrels
 from workbench.commands import WorkbenchCommand, existing_file
 from workbench.core.problems import InputError

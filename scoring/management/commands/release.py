@@ -38,7 +38,11 @@ class Command(WorkbenchCommand):
             "--labels",
             choices=selectors.LABEL_SOURCES,
             default=selectors.HUMAN_LABELS,
-            help="whose labels (default human: the final labels, adjudications first)",
+            help="whose labels (default human: the final labels, adjudications first; "
+            "machine; human-then-machine: a human label where one exists, else the machine's)",
+        )
+        parser.add_argument(
+            "--machine", help="with a machine source: the machine's name (needed when several)"
         )
 
     def handle(self, *args: object, **options: object) -> None:
@@ -69,6 +73,7 @@ class Command(WorkbenchCommand):
                     measures=measures,
                     options=leaderboard,
                     labels=str(options["labels"]),
+                    machine=str(options["machine"]) if options["machine"] else None,
                     reason=str(options["reason"]),
                     released_by=by,
                     progress=BarProgress(bar),

@@ -4,7 +4,7 @@ in turn (docs/reusability.md).
 
 A thin shell over `scoring.core.analysis.reusability_cli.main`, which reads the raw
 arguments and reports bad input as one line with exit status 2; this command
-adds `--pool ID`, read by `scoring.selectors.pool_reusability_inputs`.
+adds `--pool ID`, read by `scoring.reusability_selectors.pool_reusability_inputs`.
 
     python manage.py reusability --qrels QRELS --depth K [-m MEASURE] [-c]
         [--groups FILE] [--format text|json] RUN...
@@ -33,7 +33,8 @@ def load_pool(pool_id: int) -> ReusabilityInputs:
     """The stored pool's qrels, runs and depths (stratified for a sampled pool);
     UsageError when there is none to read."""
     from pooling.models import Pool
-    from scoring.selectors import ScoringError, pool_reusability_inputs
+    from scoring.reusability_selectors import pool_reusability_inputs
+    from scoring.selectors import ScoringError
 
     try:
         pool = Pool.objects.select_related("campaign").get(pk=pool_id)

@@ -14,7 +14,7 @@ from demo import content as demo_content
 from judging import services as judging
 from judging.models import Adjudication, Judgment
 from pooling.models import Pool, Run
-from scoring import selectors
+from scoring import export_selectors, selectors
 from scoring.core import exports
 from scoring.core.exports import NOT_SAMPLED, ExportError
 from scoring.core.qrels import (
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db
 
 
 def export(pool: Pool, fmt: str, **kwargs) -> str:
-    return selectors.qrels_export(pool=pool, fmt=fmt, **kwargs)[0].text
+    return export_selectors.qrels_export(pool=pool, fmt=fmt, **kwargs)[0].text
 
 
 def run_files(tmp_path) -> list[str]:
@@ -130,7 +130,7 @@ def test_stratified_and_infap_list_every_pooled_document(pool, tmp_path):
     assert len(frame) == pool.entries.count()
     unsampled = set(pool.entries.filter(sampled=False).values_list("docno", flat=True))
     assert set(frame.loc[frame["relevance"] == NOT_SAMPLED, "doc_id"]) == unsampled
-    inclusion = selectors.qrels_export(pool=pool, fmt="stratified")[1]
+    inclusion = export_selectors.qrels_export(pool=pool, fmt="stratified")[1]
     assert inclusion.name == "inclusion.tsv"
     assert len(inclusion.text.splitlines()) == pool.entries.count() + 1
     (tmp_path / "stratified.txt").write_text(stratified)
@@ -156,7 +156,9 @@ def test_sampled_but_unjudged_documents_export_as_not_sampled(pool):
         if line.split()[2] == entry.docno and line.split()[0] == entry.topic.topic_id
     )
     assert line.split()[3] == str(NOT_SAMPLED)
-    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=["qrels"])))
+    bundle = zipfile.ZipFile(
+        io.BytesIO(export_selectors.qrels_bundle(pool=pool, formats=["qrels"]))
+    )
     counts = json.loads(bundle.read("manifest.json"))["counts"]
     assert counts["total"]["unjudged"] == 1
     assert counts["topics"][entry.topic.topic_id]["unjudged"] == 1
@@ -179,7 +181,9 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
     )
     qrels_line = f"{item['query_id']} 0 {item['doc_id']} {new_relevance}"
     assert qrels_line in export(pool, "qrels").splitlines()
-    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=["qrels"])))
+    bundle = zipfile.ZipFile(
+        io.BytesIO(export_selectors.qrels_bundle(pool=pool, formats=["qrels"]))
+    )
     provenance = bundle.read("provenance.tsv").decode().splitlines()
     header = provenance[0].split("\t")
     assert header[-3:] == ["decided_by", "decided_at", "reason"]
@@ -205,8 +209,8 @@ def test_adjudication_changes_the_exported_label_and_its_provenance(pool, organi
 
 def test_bundle_manifest_and_determinism(pool):
     formats = ["qrels", "aspects", "correctness", "stratified", "infap", "twoaspects"]
-    first = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=formats)))
-    second = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=pool, formats=formats)))
+    first = zipfile.ZipFile(io.BytesIO(export_selectors.qrels_bundle(pool=pool, formats=formats)))
+    second = zipfile.ZipFile(io.BytesIO(export_selectors.qrels_bundle(pool=pool, formats=formats)))
     names = sorted(first.namelist())
     assert names == sorted(
         [
@@ -272,11 +276,11 @@ def test_export_command_writes_qrels_and_inclusion(pool, tmp_path):
 
 def test_unknown_bundle_format_is_an_error(pool):
     with pytest.raises(ExportError, match="choose formats among"):
-        selectors.qrels_bundle(pool=pool, formats=["qrels", "nope"])
+        export_selectors.qrels_bundle(pool=pool, formats=["qrels", "nope"])
 
 
 def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(graded_pool):
-    bundle = zipfile.ZipFile(io.BytesIO(selectors.qrels_bundle(pool=graded_pool)))
+    bundle = zipfile.ZipFile(io.BytesIO(export_selectors.qrels_bundle(pool=graded_pool)))
     assert sorted(bundle.namelist()) == [  # every format docs/organisers.md lists for TREC DL
         "inclusion.tsv",
         "manifest.json",
@@ -288,11 +292,11 @@ def test_the_default_bundle_holds_the_formats_a_graded_campaign_can_produce(grad
     ]
     assert bundle.read("qrels.txt").decode().splitlines()[0] == "1 0 d1 3"
     with pytest.raises(ExportError, match="correctness needs the aspects effectiveness"):
-        selectors.qrels_bundle(pool=graded_pool, formats=["qrels", "correctness"])
+        export_selectors.qrels_bundle(pool=graded_pool, formats=["qrels", "correctness"])
 
 
 def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
-    choices = {c.name: c for c in selectors.qrels_format_choices(pool=graded_pool)}
+    choices = {c.name: c for c in export_selectors.qrels_format_choices(pool=graded_pool)}
     assert [c.name for c in choices.values()] == list(exports.FORMATS)
     assert not choices["aspects"].available
     assert "the schema has neither" in choices["aspects"].unavailable
@@ -304,7 +308,7 @@ def test_format_choices_say_why_a_format_is_unavailable(pool, graded_pool):
         "infap",
     ]
     pool.campaign.topics.filter(topic_id="2").update(extra={})
-    demo = {c.name: c for c in selectors.qrels_format_choices(pool=pool)}
+    demo = {c.name: c for c in export_selectors.qrels_format_choices(pool=pool)}
     assert "missing for topic 2" in demo["correctness"].unavailable
     assert [name for name, c in demo.items() if not c.available] == ["correctness"]
 

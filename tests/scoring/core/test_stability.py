@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 from judging import services
-from pooling import services as pooling_services
+from pooling import pool_services
 from pooling.core.spec import PoolSpec, Stratum
-from scoring import selectors
+from scoring import stability_selectors
 from scoring.core import stability
 from tests.helpers import make_campaign, make_documents, make_pool, make_run
 
@@ -162,7 +162,7 @@ def test_the_panel_ranks_the_runs_and_follows_new_judgments(
     assert "Nothing is judged in this pool yet." in organiser_client.get(url).content.decode()
     for topic, docno, rel in [("301", "d1", 2), ("301", "d3", 0), ("302", "d4", 1)]:
         judge(judged_pool, assessor, topic, docno, rel)
-    report = selectors.pool_ranking_stability(pool=judged_pool, measure="map")
+    report = stability_selectors.pool_ranking_stability(pool=judged_pool, measure="map")
     assert [c.labelled for c in report.stability.checkpoints] == [1, 2, 3]
     assert report.stability.now.scores == pytest.approx({"good": 1.0, "mid": 0.5, "bad": 1 / 3})
     assert report.stability.now.tau == 1.0
@@ -175,7 +175,7 @@ def test_the_panel_ranks_the_runs_and_follows_new_judgments(
     )
     # A new judgment changes the state: the cached report is not served again.
     judge(judged_pool, assessor, "302", "d6", 2)
-    again = selectors.pool_ranking_stability(pool=judged_pool, measure="map")
+    again = stability_selectors.pool_ranking_stability(pool=judged_pool, measure="map")
     assert again.stability.now.labelled == 4
 
 
@@ -186,7 +186,7 @@ def test_a_sampled_pool_shows_the_inferred_measure_with_its_spread(assessor, db)
     make_run(campaign, "r1", {"301": docs[:4], "302": docs[4:]})
     make_run(campaign, "r2", {"301": docs[3::-1], "302": docs[:3:-1]})
     spec = PoolSpec(depth=1, strata=(Stratum(2, 4, 0.5),), seed=3)
-    pool = pooling_services.pool_build(campaign=campaign, spec=spec, name="sampled")
+    pool = pool_services.pool_build(campaign=campaign, spec=spec, name="sampled")
     for entry in pool.entries.filter(sampled=True):
         judge(
             pool,
@@ -195,7 +195,7 @@ def test_a_sampled_pool_shows_the_inferred_measure_with_its_spread(assessor, db)
             entry.docno,
             1 if entry.docno in ("d1", "d5") else 0,
         )
-    report = selectors.pool_ranking_stability(pool=pool, measure="map")
+    report = stability_selectors.pool_ranking_stability(pool=pool, measure="map")
     assert report.inferred_measure == "infAP"
     assert set(report.inferred) == {"r1", "r2"}
     assert report.inferred["r1"].topics == 2
@@ -225,8 +225,8 @@ def test_a_new_final_label_policy_is_not_served_from_the_cache(judged_pool, asse
     judge(judged_pool, assessor, "301", "d1", 0)  # the primary assessor
     judge(judged_pool, assessor2, "301", "d1", 2)
     judge(judged_pool, assessor, "302", "d4", 1)
-    first = selectors.pool_ranking_stability(pool=judged_pool, measure="map")
+    first = stability_selectors.pool_ranking_stability(pool=judged_pool, measure="map")
     services.policy_update(pool=judged_pool, steps=["maximum"], disagreement_mode="any")
-    second = selectors.pool_ranking_stability(pool=judged_pool, measure="map")
+    second = stability_selectors.pool_ranking_stability(pool=judged_pool, measure="map")
     assert first.stability.now.scores["good"] == 0.5
     assert second.stability.now.scores["good"] == 1.0

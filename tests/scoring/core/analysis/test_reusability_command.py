@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from judging import services as judging
 from judging.core.judgment_files import ImportedJudgment
-from pooling import services as pooling
+from pooling import pool_services
 from pooling.core.spec import PoolSpec, Stratum
 from scoring.core.analysis.reusability_cli import main, read_groups
 from scoring.management.commands.reusability import load_pool
@@ -207,7 +207,7 @@ def judged_pool(spec: PoolSpec):
     campaign = make_campaign(topics=("301", "302"))
     for tag, rows in POOL_RUNS.items():
         make_run(campaign, tag, rows)
-    pool = pooling.pool_build(campaign=campaign, spec=spec)
+    pool = pool_services.pool_build(campaign=campaign, spec=spec)
     rows = [ImportedJudgment("nist", t, d, rel) for (t, d), rel in LABELS.items()]
     judging.judgments_import(campaign=campaign, rows=rows, create_assessors=True)
     return pool

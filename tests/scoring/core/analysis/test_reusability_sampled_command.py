@@ -12,7 +12,7 @@ import pytest
 
 from pooling import selectors as pooling_selectors
 from pooling.core.spec import PoolSpec, Stratum
-from scoring import selectors
+from scoring import reusability_selectors, selectors
 from scoring.core import exports
 from scoring.core.analysis.reusability import report_measure, sampled_reusability
 from scoring.core.analysis.reusability_render import to_json
@@ -179,11 +179,11 @@ def test_with_every_judgment_the_scores_are_the_scores_pages():
     pool = judged_pool(SAMPLED)
     scores = selectors.pool_scores(pool=pool, measures=["bpref"])
     for measure in ("infAP", "infNDCG"):
-        report = selectors.pool_reusability(pool=pool, measure=measure)
+        report = reusability_selectors.pool_reusability(pool=pool, measure=measure)
         shown = scores[scores["measure"] == measure].set_index("run_id")["value"]
         full = report.by_run.measures[0].full
         assert list(full) == [shown[tag] for tag in report.runs]  # exactly
-    default = selectors.pool_reusability(pool=pool)
+    default = reusability_selectors.pool_reusability(pool=pool)
     assert default.measure == "infAP"
     assert list(default.runs) == ["A", "B", "C"]
 
@@ -192,15 +192,15 @@ def test_with_every_judgment_the_scores_are_the_scores_pages():
 def test_a_pool_revised_to_sample_is_a_sampled_pool():
     """The rule is each topic's plan now: a depth-k pool whose topic 302 a revision
     samples is reported on with inferred measures, its scores page shows them."""
-    from pooling import services as pooling
+    from pooling import pool_services
 
     pool = judged_pool(PoolSpec(depth=3))
     assert not pooling_selectors.pool_samples(pool)
-    pooling.pool_revise(
+    pool_services.pool_revise(
         pool=pool, spec=PoolSpec(depth=1, strata=(Stratum(2, 3, 0.5),)), topics=["302"]
     )
     assert pooling_selectors.pool_samples(pool)
-    report = selectors.pool_reusability(pool=pool)
+    report = reusability_selectors.pool_reusability(pool=pool)
     assert report.sampled
     assert report.depth == {"301": 3, "302": 3}
     assert "infAP" in set(selectors.pool_scores(pool=pool)["measure"])

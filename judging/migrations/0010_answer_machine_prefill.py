@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("judging", "0008_machine_assessors"),
+        ("judging", "0009_machine_use"),
     ]
 
     operations = [
