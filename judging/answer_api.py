@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging import answer_selectors, answer_services
+from judging import answer_machine_services, answer_selectors, answer_services
 from judging.core import nugget_files
 from judging.forms import GeneratedAnswersUploadForm, NuggetsImportForm
 from judging.models import AnswerAssignment, AnswerJudgment, NuggetList
@@ -166,6 +166,11 @@ class NextAnswerSerializer(serializers.Serializer):
     nuggets = serializers.ListField(
         child=serializers.DictField(), help_text='[{"position", "text", "importance"}]'
     )
+    prefill = serializers.DictField(
+        allow_null=True,
+        help_text='Only when the organiser turned the pre-fill on: {"machine": account, '
+        '"labels": [...]}, a machine\'s labels to check; null otherwise',
+    )
 
 
 class AnswerLabelsSerializer(serializers.Serializer):
@@ -177,6 +182,13 @@ class AnswerLabelsSerializer(serializers.Serializer):
         required=False, help_text="nuggets: the id of the version the labels are for"
     )
     seconds = serializers.FloatField(required=False, min_value=0, default=0)
+    prefilled_from = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="the `prefill.machine` the labels started from (recorded; ignored when "
+        "the pre-fill is off)",
+    )
 
 
 class AnswerJudgmentSerializer(serializers.ModelSerializer):
@@ -187,7 +199,7 @@ class AnswerJudgmentSerializer(serializers.ModelSerializer):
 
 def _answer_assignment_for(request: Request, assignment_id: int) -> AnswerAssignment:
     return get_object_or_404(
-        AnswerAssignment.objects.select_related("topic__campaign"),
+        AnswerAssignment.objects.select_related("topic__campaign", "prefill__account"),
         pk=assignment_id,
         assessor=request.user,
     )
@@ -227,6 +239,14 @@ class NextAnswerView(APIView):
             else None
         )
         nuggets = nugget_list.nuggets.order_by("position") if nugget_list else []
+        prefill = (
+            answer_machine_services.prefill_labels(assignment, answer, nugget_list)
+            if assignment.task == AnswerAssignment.NUGGETS
+            and not AnswerJudgment.objects.filter(
+                assessor=assignment.assessor, answer=answer, task=assignment.task
+            ).exists()
+            else None
+        )
         return Response(
             {
                 "position": position,
@@ -248,6 +268,9 @@ class NextAnswerView(APIView):
                     {"position": n.position, "text": n.text, "importance": n.importance}
                     for n in nuggets
                 ],
+                "prefill": None
+                if prefill is None
+                else {"machine": assignment.prefill.account.username, "labels": prefill},
             }
         )
 
@@ -286,7 +309,38 @@ class AnswerLabelsView(APIView):
                 labels=data["labels"],
                 seconds=data["seconds"],
                 nugget_list=nugget_list,
+                prefilled_from=answer_machine_services.prefilled_from(
+                    data["prefilled_from"], assignment
+                ),
             )
         except answer_services.AnswerLabelError as error:
             return Response({"detail": str(error)}, status=400)
         return Response(AnswerJudgmentSerializer(judgment).data)
+
+
+class AnswerAgreementView(APIView):
+    """GET the agreement on a campaign's answer labels (`?task=nuggets|citations`),
+    pooled and per topic, people only; `?machines=1` adds the campaign's machine
+    accounts as assessors (listed in `machines`) and the human-versus-machine
+    confusion (support, partial, not)."""
+
+    permission_classes = ORGANISERS
+
+    @extend_schema(responses=OpenApiResponse(description="pairs, groups, machines, confusion"))
+    def get(self, request: Request, slug: str) -> Response:
+        from judging.core.agreement import records
+
+        campaign = _answers_campaign(slug)
+        task = "citations" if request.query_params.get("task") == "citations" else "nuggets"
+        machines = request.query_params.get("machines") in ("1", "true", "yes")
+        report = answer_selectors.answer_agreement(campaign, task, machines=machines)
+        return Response(
+            {
+                "task": task,
+                "n_labels": len(report.labels),
+                "machines": sorted(report.machines),
+                "pairs": records(report.pairs),
+                "groups": records(report.groups),
+                "confusion": report.confusion,
+            }
+        )

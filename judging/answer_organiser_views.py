@@ -12,16 +12,20 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from judging import answer_selectors, answer_services, answer_views
+from judging import answer_machine_services, answer_selectors, answer_services, answer_views
 from judging.core import nugget_files
 from judging.core.agreement import records, worst_first
 from judging.forms import (
     AnswerAssignForm,
     GeneratedAnswersUploadForm,
+    MachineAnswersForm,
     NuggetsEditForm,
     NuggetsImportForm,
 )
-from judging.models import AnswerAssignment, NuggetList
+from judging.jobs import machine_nuggets_start
+from judging.machine_client import EndpointError
+from judging.machine_services import MachineError, machine_baseline
+from judging.models import AnswerAssignment, MachineAssessor, NuggetList
 from pooling import answer_services as answer_run_services
 from pooling.models import Answer, AnswerRun, Campaign, Topic
 from workbench import uploads
@@ -45,6 +49,14 @@ def _assign_form(campaign: Campaign, data: Any = None) -> AnswerAssignForm:
     )
 
 
+def _machines(campaign: Campaign) -> Any:
+    return MachineAssessor.objects.filter(campaign=campaign).order_by("name")
+
+
+def _machine_form(campaign: Campaign, data: Any = None) -> MachineAnswersForm:
+    return MachineAnswersForm(data, machines=_machines(campaign), topics=campaign.topics.all())
+
+
 def _page(
     request: HttpRequest, campaign: Campaign, status: int = 200, **extra: Any
 ) -> HttpResponse:
@@ -55,6 +67,8 @@ def _page(
         "upload_form": extra.pop("upload_form", None) or GeneratedAnswersUploadForm(),
         "import_form": extra.pop("import_form", None) or NuggetsImportForm(),
         "assign_form": extra.pop("assign_form", None) or _assign_form(campaign),
+        "machine_form": extra.pop("machine_form", None) or _machine_form(campaign),
+        "machines": _machines(campaign),
         **extra,
     }
     return render(request, "judging/answers_campaign.html", context, status=status)
@@ -151,9 +165,15 @@ def nuggets_edit(request: HttpRequest, slug: str, topic_id: int) -> HttpResponse
             messages.success(request, f"Nuggets of topic {topic.topic_id}: {said}.")
             return redirect("judging:nuggets_edit", slug=campaign.slug, topic_id=topic.pk)
     versions = topic.nugget_lists.select_related("created_by").prefetch_related("nuggets")
+    machine_names = answer_selectors.machine_accounts(campaign)
     context = {
         "campaign": campaign,
         "topic": topic,
+        "machines": _machines(campaign),
+        "machine_names": machine_names,
+        "current_by_machine": bool(
+            current and current.created_by and current.created_by.username in machine_names
+        ),
         "form": form,
         "error": error,
         "current": current,
@@ -228,7 +248,8 @@ def answers_agreement(request: HttpRequest, slug: str) -> HttpResponse:
     campaign and per topic, with the relevance agreement's statistics."""
     campaign = _get_answers_campaign(slug)
     task = request.GET.get("task") if request.GET.get("task") == "citations" else "nuggets"
-    report = answer_selectors.answer_agreement(campaign, task)
+    with_machines = request.GET.get("machines") == "1"
+    report = answer_selectors.answer_agreement(campaign, task, machines=with_machines)
     names = [a.name for a in report.aspects]
     aspect = request.GET.get("aspect") if request.GET.get("aspect") in names else names[0]
     statistic = request.GET.get("statistic")
@@ -251,6 +272,10 @@ def answers_agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "topic_groups": worst(report.groups, "krippendorff_alpha_nominal", "topic"),
         "campaign_pairs": worst(report.pairs, statistic, "campaign"),
         "topic_pairs": worst(report.pairs, statistic, "topic"),
+        "with_machines": with_machines,
+        "machine_accounts": report.machines,
+        "confusion": report.confusion,
+        "n_machines": len(answer_selectors.machine_accounts(campaign)),
     }
     return render(request, "judging/answers_agreement.html", context)
 
@@ -308,7 +333,9 @@ def answer_adjudicate(request: HttpRequest, slug: str, answer_id: int) -> HttpRe
                 f"{reverse('judging:answers_adjudication', args=[campaign.slug])}?task={task}"
             )
     judgments = list(
-        answer.judgments.filter(task=task, nugget_list=nugget_list).select_related("assessor")
+        answer.judgments.filter(task=task, nugget_list=nugget_list)
+        .exclude(assessor__machine__isnull=False)  # people's labels: a machine's is no vote
+        .select_related("assessor")
     )
     adjudication = answer.adjudications.filter(task=task, nugget_list=nugget_list).first()
     items = answer_views.label_items(answer, task, nugget_list)
@@ -337,3 +364,97 @@ def answer_adjudicate(request: HttpRequest, slug: str, answer_id: int) -> HttpRe
         "is_nuggets": task == AnswerAssignment.NUGGETS,
     }
     return render(request, "judging/answer_adjudicate.html", context, status=400 if error else 200)
+
+
+# --------------------------------------------------------------------------
+# Machine help (issue 27 item 6): proposals, machine labels, pre-fill
+
+
+def _run_machine(
+    request: HttpRequest, machine: MachineAssessor, action: str, topics: list[str] | None
+) -> str:
+    """Inline for the lexical baseline, else a background job; what to tell the user."""
+    if not machine.is_baseline:
+        job = machine_nuggets_start(
+            machine=machine, action=action, topics=topics, created_by=request.user
+        )
+        return f"Started: {job.title} (job {job.pk})."
+    run = (
+        answer_machine_services.machine_nuggets_propose
+        if action == "propose"
+        else answer_machine_services.machine_answers_assign
+    )
+    result = run(machine=machine, campaign=machine.campaign, topics=topics)
+    if action == "propose":
+        made = ", ".join(f"topic {t} version {v}" for t, v in result.versions.items())
+        return (
+            f"{machine.name} proposed nuggets: {made or 'no new version'}"
+            f" ({result.unchanged} unchanged, {result.failed} failed)."
+        )
+    return (
+        f"{machine.name} labelled {result.done} answer(s) ({result.unchanged} labelled before"
+        + (
+            f"; topics without nuggets: {' '.join(result.skipped_topics)}"
+            if result.skipped_topics
+            else ""
+        )
+        + ")."
+    )
+
+
+@organiser_required
+@require_POST
+def nuggets_propose(request: HttpRequest, slug: str, topic_id: int) -> HttpResponse:
+    """Propose the topic's nuggets with a machine: its next version, made by the
+    machine (the baseline inline, a chat machine as a job); then edit as usual."""
+    campaign = _get_answers_campaign(slug)
+    topic = get_object_or_404(Topic, pk=topic_id, campaign=campaign)
+    name = request.POST.get("machine", "")
+    try:
+        machine = (
+            machine_baseline(campaign=campaign)
+            if name == "baseline"
+            else get_object_or_404(MachineAssessor, campaign=campaign, pk=int(name or 0))
+            if name.isdigit()
+            else None
+        )
+        if machine is None:
+            raise MachineError("choose a machine")
+        messages.success(request, _run_machine(request, machine, "propose", [topic.topic_id]))
+    except (MachineError, EndpointError) as error:
+        messages.error(request, f"Nothing proposed: {error}")
+    return redirect("judging:nuggets_edit", slug=campaign.slug, topic_id=topic.pk)
+
+
+@organiser_required
+@require_POST
+def answers_machine(request: HttpRequest, slug: str) -> HttpResponse:
+    """`action=assign`: the machine labels the topics' answers against their current
+    nuggets; `action=prefill`: the topics' nugget assignments start from the
+    machine's labels (no machine: pre-fill off)."""
+    campaign = _get_answers_campaign(slug)
+    form = _machine_form(campaign, request.POST)
+    action = request.POST.get("action")
+    if action not in ("assign", "prefill", "propose") or not form.is_valid():
+        if action not in ("assign", "prefill", "propose"):
+            form.is_valid()
+            form.add_error(None, "choose propose, assign or prefill")
+        return _page(request, campaign, status=400, machine_form=form)
+    machine, topics = form.cleaned_data["machine"], list(form.cleaned_data["topics"])
+    if action == "prefill":
+        changed = answer_machine_services.answer_prefill_set(
+            campaign=campaign, machine=machine, topics=topics or None
+        )
+        said = f"pre-filled by {machine.name}" if machine else "not pre-filled"
+        messages.success(request, f"{changed} nugget assignment(s) {said}.")
+        return redirect("judging:answers_campaign", slug=campaign.slug)
+    if machine is None:
+        form.add_error("machine", "choose a machine")
+        return _page(request, campaign, status=400, machine_form=form)
+    try:
+        said = _run_machine(request, machine, action, [t.topic_id for t in topics] or None)
+    except (MachineError, EndpointError) as error:
+        form.add_error(None, str(error))
+        return _page(request, campaign, status=400, machine_form=form)
+    messages.success(request, said)
+    return redirect("judging:answers_campaign", slug=campaign.slug)

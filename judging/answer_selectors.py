@@ -4,16 +4,22 @@ campaign's answers, its topics' nuggets."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
 from judging.answer_services import current_nuggets
 from judging.core import agreement
 from judging.core import answer_agreement as answer_agreement_core
 from judging.core.nugget_files import NuggetText
-from judging.models import AnswerAdjudication, AnswerAssignment, AnswerJudgment, NuggetList
+from judging.models import (
+    AnswerAdjudication,
+    AnswerAssignment,
+    AnswerJudgment,
+    MachineAssessor,
+    NuggetList,
+)
 from pooling.models import Answer, Campaign, Topic
 
 
@@ -113,17 +119,41 @@ def answers_overview(campaign: Campaign) -> list[TopicRow]:
     return rows
 
 
+def machine_accounts(campaign: Campaign) -> dict[str, str]:
+    """The campaign's machine accounts: username -> the machine's name."""
+    return dict(
+        MachineAssessor.objects.filter(campaign=campaign).values_list("account__username", "name")
+    )
+
+
+def human_answer_judgments(campaign: Campaign, task: str) -> QuerySet[AnswerJudgment]:
+    """The campaign's answer judgments by people: a machine account's labels (a
+    pre-fill, issue 27 item 6) are left out of what reads the humans' work."""
+    return AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign).exclude(
+        assessor__machine__isnull=False
+    )
+
+
 @dataclass(frozen=True)
 class AnswerAgreement:
     aspects: tuple[agreement.Aspect, ...]
     labels: pd.DataFrame
     pairs: pd.DataFrame
     groups: pd.DataFrame
+    machines: dict[str, str] = field(default_factory=dict)  # accounts included: username -> name
+    confusion: list[dict[str, object]] = field(default_factory=list)
 
 
-def answer_agreement(campaign: Campaign, task: str) -> AnswerAgreement:
-    """Agreement of the assessors on a task's labels, per topic and pooled."""
-    rows = AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign).values_list(
+def answer_agreement(campaign: Campaign, task: str, *, machines: bool = False) -> AnswerAgreement:
+    """Agreement of the assessors on a task's labels, per topic and pooled. People
+    only by default; with `machines`, the campaign's machine accounts join as
+    assessors (marked in `machines`), with a human-versus-machine confusion."""
+    judgments = (
+        AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign)
+        if machines
+        else human_answer_judgments(campaign, task)
+    )
+    rows = judgments.values_list(
         "assessor__username",
         "answer__topic__topic_id",
         "answer_id",
@@ -138,11 +168,15 @@ def answer_agreement(campaign: Campaign, task: str) -> AnswerAgreement:
         if task == AnswerAssignment.NUGGETS
         else answer_agreement_core.CITATION_ASPECTS
     )
+    accounts = machine_accounts(campaign) if machines else {}
+    accounts = {u: n for u, n in accounts.items() if u in set(labels["assessor"])}
     return AnswerAgreement(
         aspects,
         labels,
         agreement.pairwise_agreement(labels, aspects=aspects),
         agreement.group_agreement(labels, aspects=aspects),
+        accounts,
+        answer_agreement_core.human_machine_confusion(labels, set(accounts)),
     )
 
 
@@ -158,8 +192,9 @@ class Disagreement:
 
 
 def answer_disagreements(campaign: Campaign, task: str) -> list[Disagreement]:
+    """Between people: a machine's labels are never a disagreement to adjudicate."""
     judgments = (
-        AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign)
+        human_answer_judgments(campaign, task)
         .select_related("assessor", "nugget_list", "answer__topic")
         .order_by("answer__topic__position", "answer_id", "nugget_list_id", "assessor__username")
     )

@@ -24,6 +24,7 @@ from judging.models import (
     AnswerNote,
     DocumentNote,
     JudgmentEvent,
+    MachineAssessor,
     Nugget,
     NuggetList,
 )
@@ -92,7 +93,12 @@ def nuggets_import(
 def answer_assignment_create(
     *, topic: Topic, assessor: Any, task: str = AnswerAssignment.NUGGETS, seed: int = 0
 ) -> AnswerAssignment:
-    """Give an assessor a topic's answers to judge (the same one again: unchanged)."""
+    """Give an assessor a topic's answers to judge (the same one again: unchanged).
+    A machine assessor is never given one (its labels are a pre-fill, not a judge's)."""
+    if MachineAssessor.objects.filter(account_id=assessor.pk).exists():
+        raise AnswerLabelError(
+            f"{assessor.username} is a machine assessor: never given an assignment"
+        )
     assignment, _ = AnswerAssignment.objects.get_or_create(
         topic=topic, assessor=assessor, task=task, defaults={"seed": seed}
     )
@@ -116,13 +122,15 @@ def answer_judgment_record(
     labels: Any,
     seconds: float = 0.0,
     nugget_list: NuggetList | None = None,
+    prefilled_from: str = "",
 ) -> AnswerJudgment:
     """Save the assessor's labels of one answer of her assignment, with an event.
 
     Nuggets: `labels` has one label per nugget of `nugget_list` (the version the
     page showed; by default the topic's current one). Citations: per sentence, one
     per citation. AnswerLabelError when they do not fit; an identical save adds
-    only the seconds.
+    only the seconds. `prefilled_from`: the machine account whose labels the page
+    started from (recorded on the judgment and its event).
     """
     if answer.topic_id != assignment.topic_id:
         raise AnswerLabelError("the answer is not one of this assignment's topic")
@@ -159,6 +167,7 @@ def answer_judgment_record(
         current.labels = labels
         current.nugget_list = nugget_list
         current.seconds += seconds
+        current.prefilled_from = prefilled_from[:150]
         current.save()
         AnswerJudgmentEvent.objects.create(
             assessor=assignment.assessor,
@@ -169,6 +178,7 @@ def answer_judgment_record(
             old=old,
             new=labels,
             seconds=seconds,
+            prefilled_from=prefilled_from[:150],
         )
         AnswerNote.objects.filter(
             assessor=assignment.assessor, answer=answer, task=assignment.task

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from judging import answer_selectors, answer_services
+from judging import answer_machine_services, answer_selectors, answer_services
 from judging.core.answer_labels import CITATION_CHOICES, NUGGET_CHOICES
 from judging.forms import ActiveTimeForm, CannotJudgeForm, NoteForm
 from judging.models import AnswerAssignment, AnswerJudgment, AnswerNote, DocumentNote, NuggetList
@@ -27,7 +27,7 @@ PANEL = "judging/answer_judge.html#answer-panel"
 
 def _get_assignment_for_user(request: HttpRequest, assignment_id: int) -> AnswerAssignment:
     return get_object_or_404(
-        AnswerAssignment.objects.select_related("topic__campaign", "assessor"),
+        AnswerAssignment.objects.select_related("topic__campaign", "assessor", "prefill__account"),
         pk=assignment_id,
         assessor=request.user,
     )
@@ -88,6 +88,9 @@ def answer_judge(request: HttpRequest, assignment_id: int, position: int) -> Htt
             labels=labels,
             seconds=timing.cleaned_data["seconds"] or 0.0,
             nugget_list=nugget_list,
+            prefilled_from=answer_machine_services.prefilled_from(
+                str(request.POST.get("prefilled_from") or ""), assignment
+            ),
         )
         if "note" in request.POST:
             answer_services.answer_note_record(
@@ -285,9 +288,21 @@ def _context(
             current and nugget_list and current.nugget_list_id != nugget_list.pk
         )
     same = current is not None and current.nugget_list_id == getattr(nugget_list, "pk", None)
+    prefill = None
+    if current is None and assignment.task == AnswerAssignment.NUGGETS:
+        # Only with the assignment's pre-fill on: otherwise no machine label is read.
+        prefill = answer_machine_services.prefill_labels(assignment, answer, nugget_list)
+    context["prefilled_from"] = assignment.prefill.account.username if prefill else ""
     items = label_items(answer, assignment.task, nugget_list)
     for index, item in enumerate(items):
-        item["chosen"] = posted.get(item["name"]) if posted is not None else None
+        item["chosen"] = (
+            posted.get(item["name"])
+            if posted is not None
+            else prefill[index]
+            if prefill and index < len(prefill)
+            else None
+        )
+        item["machine"] = prefill[index] if prefill and index < len(prefill) else None
         item["earlier"] = (
             item_label(current.labels, assignment.task, index, answer) if same else None
         )

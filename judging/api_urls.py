@@ -30,6 +30,11 @@ urlpatterns = [
     ),
     path("campaigns/<slug:slug>/nuggets/", answer_api.NuggetsView.as_view(), name="api-nuggets"),
     path(
+        "campaigns/<slug:slug>/answer-agreement/",
+        answer_api.AnswerAgreementView.as_view(),
+        name="api-answer-agreement",
+    ),
+    path(
         "answer-assignments/",
         answer_api.AnswerAssignmentListView.as_view(),
         name="api-answer-assignments",

@@ -209,3 +209,18 @@ class MachineRunForm(forms.Form):
 
     def clean_topics(self) -> list[str]:
         return str(self.cleaned_data.get("topics") or "").split()
+
+
+class MachineAnswersForm(forms.Form):
+    """A machine's help on answers: propose nuggets, label answers (`action`), or
+    start the nugget assignments from its labels (`prefill`; no machine: off)."""
+
+    machine = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
+    topics = forms.ModelMultipleChoiceField(
+        queryset=Topic.objects.none(), required=False, help_text="None chosen: every topic."
+    )
+
+    def __init__(self, *args: Any, machines: Any, topics: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["machine"].queryset = machines
+        self.fields["topics"].queryset = topics

@@ -66,3 +66,57 @@ def machine_judge_start(
         campaign=pool.campaign,
         created_by=created_by,
     )
+
+
+def machine_nuggets(job: Job, progress: JobProgress) -> dict[str, Any]:
+    """A machine's help on a generated-answers campaign: params machine (id), campaign
+    (id), action (propose|assign), topics (list or null). Stores topic by topic (each
+    in one transaction), as `machine_judge` does batch by batch: a run again goes on."""
+    from judging import answer_machine_services
+
+    params = job.params
+    machine = MachineAssessor.objects.select_related("campaign").get(pk=params["machine"])
+    run = (
+        answer_machine_services.machine_nuggets_propose
+        if params["action"] == "propose"
+        else answer_machine_services.machine_answers_assign
+    )
+    progress.note(f"machine {machine.name} ({machine.model_label}): {params['action']}")
+    result = run(
+        machine=machine,
+        campaign=machine.campaign,
+        topics=params.get("topics") or None,
+        progress=progress,
+    )
+    for line in result.lines():
+        progress.note(line)
+    with transaction.atomic():
+        progress.stored(result.as_dict())
+    return result.as_dict()
+
+
+def machine_nuggets_start(
+    *,
+    machine: MachineAssessor,
+    action: str,
+    topics: Sequence[str] | None = None,
+    created_by: Any = None,
+) -> Job:
+    """Check the run (topics, the key) and start its job (`machine_nuggets`)."""
+    from judging import answer_machine_services
+
+    if action not in ("propose", "assign"):
+        raise machine_services.MachineError(f"action must be propose or assign; got {action!r}")
+    answer_machine_services.check_run(machine=machine, campaign=machine.campaign, topics=topics)
+    what = "proposes nuggets" if action == "propose" else "labels answers"
+    return job_start(
+        kind=machine_nuggets,
+        title=f"Machine {machine.name} {what}",
+        params={
+            "machine": machine.pk,
+            "action": action,
+            "topics": list(topics or []),
+        },
+        campaign=machine.campaign,
+        created_by=created_by,
+    )

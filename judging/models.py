@@ -538,6 +538,14 @@ class AnswerAssignment(models.Model):
     )
     task = models.CharField(max_length=10, choices=TASKS, default=NUGGETS)
     seed = models.PositiveIntegerField(default=0)
+    prefill = models.ForeignKey(
+        "MachineAssessor",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Start the assessor's labels from this machine's (off when empty).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -585,6 +593,16 @@ class AnswerJudgment(models.Model):
     )
     labels = models.JSONField()
     seconds = models.FloatField(default=0.0, help_text="Active time spent, summed over visits.")
+    provenance = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A machine's labels: machine, model, prompt version, raw reply, tokens.",
+    )
+    prefilled_from = models.CharField(
+        max_length=150,
+        blank=True,
+        help_text="The machine account whose labels the assessor's page started from.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -614,6 +632,7 @@ class AnswerJudgmentEvent(models.Model):
     old = models.JSONField(null=True)
     new = models.JSONField(null=True)
     seconds = models.FloatField(default=0.0)
+    prefilled_from = models.CharField(max_length=150, blank=True)
     reverts = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reverted_by"
     )

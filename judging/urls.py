@@ -75,6 +75,16 @@ urlpatterns = [
         name="answer_assign",
     ),
     path(
+        "campaigns/<slug:slug>/nuggets/<int:topic_id>/propose/",
+        answer_organiser_views.nuggets_propose,
+        name="nuggets_propose",
+    ),
+    path(
+        "campaigns/<slug:slug>/answers/machine/",
+        answer_organiser_views.answers_machine,
+        name="answers_machine",
+    ),
+    path(
         "campaigns/<slug:slug>/nuggets/import/",
         answer_organiser_views.nuggets_import,
         name="nuggets_import",

@@ -63,3 +63,28 @@ def labels_frame(judged: Iterable[JudgedAnswer]) -> pd.DataFrame:
             ]
     frame = pd.DataFrame(rows, columns=["assessor", "query_id", "doc_id", "label"])
     return frame.astype({"label": "int64"})
+
+
+LEVELS = {2: "support", 1: "partial", 0: "not"}
+
+
+def human_machine_confusion(labels: pd.DataFrame, machines: set[str]) -> list[dict[str, Any]]:
+    """Per machine account, the confusion of the humans' labels (rows) with the
+    machine's (columns) over the items both labelled: support, partial, not
+    (full, partial, no for citations: the same ordered values). Each human label
+    of an item counts once against the machine's label of it.
+
+    Returns `[{"machine", "n_items", "matrix": {human: {machine: count}}}]`."""
+    out: list[dict[str, Any]] = []
+    if labels.empty or not machines:
+        return out
+    is_machine = labels["assessor"].isin(machines)
+    people = labels[~is_machine]
+    for machine in sorted(machines):
+        theirs = labels[labels["assessor"] == machine][["doc_id", "label"]]
+        both = people.merge(theirs, on="doc_id", suffixes=("_human", "_machine"))
+        matrix = {LEVELS[h]: {LEVELS[m]: 0 for m in (2, 1, 0)} for h in (2, 1, 0)}
+        for h, m in zip(both["label_human"], both["label_machine"], strict=True):
+            matrix[LEVELS[int(h)]][LEVELS[int(m)]] += 1
+        out.append({"machine": machine, "n_items": len(both), "matrix": matrix})
+    return out

@@ -26,14 +26,30 @@
   const items = (f) => [...f.querySelectorAll("fieldset[data-item]")];
   const chosen = (fieldset) => fieldset.querySelector("input:checked");
   const chosenOrder = [];
+  // A page pre-filled by a machine (data-prefilled) starts with every label chosen:
+  // there a cursor walks the nuggets, each key confirming or changing the one it is
+  // on, and the answer is saved after the last (never on a click alone).
+  const prefilled = (f) => f.hasAttribute("data-prefilled");
+  let cursorForm = null;
+  let cursor = 0;
+  function cursorOf(f) {
+    if (cursorForm !== f) {
+      cursorForm = f;
+      cursor = 0;
+    }
+    return cursor;
+  }
 
   function markCurrent(f) {
-    const next = items(f).find((fieldset) => !chosen(fieldset));
+    const next = prefilled(f)
+      ? items(f)[cursorOf(f)]
+      : items(f).find((fieldset) => !chosen(fieldset));
     items(f).forEach((fieldset) => fieldset.classList.toggle("current", fieldset === next));
   }
 
-  function submitWhenComplete(f) {
+  function submitWhenComplete(f, byKey) {
     if (!items(f).length || !items(f).every(chosen)) return;
+    if (prefilled(f) && !(byKey && cursorOf(f) >= items(f).length)) return;
     pauseClock();
     f.querySelector('input[name="seconds"]').value = (activeMs / 1000).toFixed(3);
     f.requestSubmit();
@@ -42,19 +58,29 @@
   function choose(key) {
     const f = form();
     if (!f) return false;
-    const fieldset = items(f).find((candidate) => !chosen(candidate));
+    const fieldset = prefilled(f)
+      ? items(f)[cursorOf(f)]
+      : items(f).find((candidate) => !chosen(candidate));
     if (!fieldset) return false;
     const input = [...fieldset.querySelectorAll("input[data-key]")].find((i) => i.dataset.key === key);
     if (!input) return false;
     input.checked = true;
     chosenOrder.push(fieldset);
+    if (prefilled(f)) cursor += 1;
     markCurrent(f);
-    submitWhenComplete(f);
+    submitWhenComplete(f, true);
     return true;
   }
 
   function clearLast() {
     const f = form();
+    if (f && prefilled(f)) {
+      // Pre-filled: step the cursor back (the label stays, to be confirmed again).
+      if (cursorOf(f) === 0) return false;
+      cursor -= 1;
+      markCurrent(f);
+      return true;
+    }
     const fieldset = chosenOrder.pop() || (f && items(f).filter(chosen).pop());
     if (!fieldset || !chosen(fieldset)) return false;
     chosen(fieldset).checked = false;

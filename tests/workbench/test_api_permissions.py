@@ -143,6 +143,7 @@ CALLS = [
     Call("post", "/api/campaigns/{answers}/answer-runs/", ORGANISERS, 400, multipart=True),
     Call("get", "/api/campaigns/{answers}/nuggets/", ORGANISERS, 200),
     Call("post", "/api/campaigns/{answers}/nuggets/", ORGANISERS, 400, multipart=True),
+    Call("get", "/api/campaigns/{answers}/answer-agreement/", ORGANISERS, 200),
     Call("get", "/api/campaigns/{answers}/nugget-scores/", ORGANISERS, 200),
     Call("get", "/api/campaigns/{answers}/citation-scores/", ORGANISERS, 200),
     Call("get", "/api/answer-assignments/", ASSESSORS, 200, assessor=200),
