@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from judging import answer_machine_services, answer_selectors, answer_services
 from judging.core import nugget_files
-from judging.forms import GeneratedAnswersUploadForm, NuggetsImportForm
+from judging.forms import GeneratedAnswersUploadForm, NuggetsImportForm, machines_option
 from judging.models import AnswerAssignment, AnswerJudgment, NuggetList
 from pooling import answer_services as answer_run_services
 from pooling.api import ORGANISERS, file_upload, upload_request, upload_responses
@@ -320,9 +320,10 @@ class AnswerLabelsView(APIView):
 
 class AnswerAgreementView(APIView):
     """GET the agreement on a campaign's answer labels (`?task=nuggets|citations`),
-    pooled and per topic, people only; `?machines=1` adds the campaign's machine
-    accounts as assessors (listed in `machines`) and the human-versus-machine
-    confusion (support, partial, not)."""
+    pooled and per topic. The campaign's machine accounts take part as assessors
+    (listed in `machines`, with the human-versus-machine confusion: support,
+    partial, not) when they have labels of the task; `?machines=0` leaves them
+    out, `?machines=1` asks for them, as on the relevance agreement."""
 
     permission_classes = ORGANISERS
 
@@ -332,7 +333,7 @@ class AnswerAgreementView(APIView):
 
         campaign = _answers_campaign(slug)
         task = "citations" if request.query_params.get("task") == "citations" else "nuggets"
-        machines = request.query_params.get("machines") in ("1", "true", "yes")
+        machines = machines_option(request.query_params.get("machines"))
         report = answer_selectors.answer_agreement(campaign, task, machines=machines)
         return Response(
             {

@@ -21,6 +21,7 @@ from judging.forms import (
     MachineAnswersForm,
     NuggetsEditForm,
     NuggetsImportForm,
+    machines_option,
 )
 from judging.jobs import machine_nuggets_start
 from judging.machine_client import EndpointError
@@ -248,8 +249,10 @@ def answers_agreement(request: HttpRequest, slug: str) -> HttpResponse:
     campaign and per topic, with the relevance agreement's statistics."""
     campaign = _get_answers_campaign(slug)
     task = request.GET.get("task") if request.GET.get("task") == "citations" else "nuggets"
-    with_machines = request.GET.get("machines") == "1"
-    report = answer_selectors.answer_agreement(campaign, task, machines=with_machines)
+    report = answer_selectors.answer_agreement(
+        campaign, task, machines=machines_option(request.GET.get("machines"))
+    )
+    with_machines = bool(report.machines)
     names = [a.name for a in report.aspects]
     aspect = request.GET.get("aspect") if request.GET.get("aspect") in names else names[0]
     statistic = request.GET.get("statistic")

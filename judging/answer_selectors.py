@@ -144,10 +144,19 @@ class AnswerAgreement:
     confusion: list[dict[str, object]] = field(default_factory=list)
 
 
-def answer_agreement(campaign: Campaign, task: str, *, machines: bool = False) -> AnswerAgreement:
-    """Agreement of the assessors on a task's labels, per topic and pooled. People
-    only by default; with `machines`, the campaign's machine accounts join as
-    assessors (marked in `machines`), with a human-versus-machine confusion."""
+def answer_agreement(
+    campaign: Campaign, task: str, *, machines: bool | None = None
+) -> AnswerAgreement:
+    """Agreement of the assessors on a task's labels, per topic and pooled. The
+    campaign's machine accounts join as assessors (marked in `machines`, with a
+    human-versus-machine confusion) when they have labels of the task, as on the
+    relevance agreement (`machines` None), or as `machines` says."""
+    if machines is None:
+        machines = AnswerJudgment.objects.filter(
+            task=task,
+            answer__run__campaign=campaign,
+            assessor__username__in=machine_accounts(campaign),
+        ).exists()
     judgments = (
         AnswerJudgment.objects.filter(task=task, answer__run__campaign=campaign)
         if machines

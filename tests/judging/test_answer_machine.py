@@ -197,12 +197,13 @@ def test_scores_agreement_and_adjudication_leave_the_machines_labels_out(campaig
     _assign_chat(campaign, ["support"])  # the machine says support everywhere
     scores = nugget_scores(campaign).result
     assert [row.scores["all"] for row in scores.per_topic] == [0.0]  # the human's only
-    people = answer_selectors.answer_agreement(campaign, "nuggets")
+    people = answer_selectors.answer_agreement(campaign, "nuggets", machines=False)
     assert set(people.labels["assessor"]) == {"alice"}
     assert people.machines == {}
     assert people.confusion == []
     assert answer_selectors.answer_disagreements(campaign, "nuggets") == []
-    both = answer_selectors.answer_agreement(campaign, "nuggets", machines=True)
+    # As on the relevance agreement: machines with labels take part unless left out.
+    both = answer_selectors.answer_agreement(campaign, "nuggets")
     assert both.machines == {"machine.rag.llm": "llm"}
     [confusion] = both.confusion
     assert confusion["n_items"] == 2
@@ -389,7 +390,9 @@ def test_the_answers_page_sets_the_prefill_and_labels_with_the_baseline(
     assert bad.status_code == 400
 
 
-def test_the_agreement_page_and_api_mark_machines_on_request(organiser_client, campaign, assessor):
+def test_the_agreement_page_and_api_mark_machines_and_leave_them_out_on_request(
+    organiser_client, campaign, assessor
+):
     topic = topic_of(campaign)
     make_nuggets(topic)
     assignment = answer_services.answer_assignment_create(topic=topic, assessor=assessor)
@@ -400,17 +403,17 @@ def test_the_agreement_page_and_api_mark_machines_on_request(organiser_client, c
     machine = ams.machine_named(campaign=campaign, name="baseline")
     ams.machine_answers_assign(machine=machine, campaign=campaign)
     url = reverse("judging:answers_agreement", args=[campaign.slug])
-    people = organiser_client.get(url).content.decode()
+    people = organiser_client.get(url + "?machines=0").content.decode()
     assert "machine.rag.baseline" not in people
     assert "People and machines (1)" in people
-    both = organiser_client.get(url + "?machines=1").content.decode()
+    both = organiser_client.get(url).content.decode()
     assert "Humans versus machines" in both
     assert 'machine.rag.baseline <span class="badge machine">machine</span>' in both
     api = reverse("api-answer-agreement", args=[campaign.slug])
-    data = organiser_client.get(api).json()
+    data = organiser_client.get(api + "?machines=0").json()
     assert data["machines"] == []
     assert data["confusion"] == []
-    data = organiser_client.get(api + "?machines=1").json()
+    data = organiser_client.get(api).json()
     assert data["machines"] == ["machine.rag.baseline"]
     assert data["confusion"][0]["n_items"] == 6
 
