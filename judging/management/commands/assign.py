@@ -2,7 +2,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import CommandError, CommandParser
 
 from judging import services
-from pooling.models import Pool
+from pooling.commands import pool_or_error
 from workbench.commands import WorkbenchCommand
 
 
@@ -22,10 +22,7 @@ class Command(WorkbenchCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
-        try:
-            pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
-        except Pool.DoesNotExist:
-            raise CommandError(f"no pool with id {options['pool']}") from None
+        pool = pool_or_error(options["pool"])
         wanted = options["topic"]
         if not wanted:
             raise CommandError("give at least one --topic (or --topic all)")

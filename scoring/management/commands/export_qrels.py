@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError, CommandParser
 
-from pooling.models import Pool
+from pooling.commands import pool_or_error
 from scoring import export_selectors
 from scoring.core.exports import DEFAULT_BUNDLE, FORMATS, INCLUSION_FILE, ExportError
 from scoring.selectors import HUMAN_LABELS, LABEL_SOURCES, pool_state
@@ -50,10 +50,7 @@ class Command(WorkbenchCommand):
 
     @quiet_on_closed_stdout
     def handle(self, *args: object, **options: object) -> None:
-        try:
-            pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
-        except Pool.DoesNotExist:
-            raise CommandError(f"no pool with id {options['pool']}") from None
+        pool = pool_or_error(options["pool"])
         chosen_labels = {"labels": str(options["labels"]), "machine": options["machine"]}
         try:
             if options["bundle"]:

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import CommandError, CommandParser
 
-from pooling.models import Pool
+from pooling.commands import pool_or_error
 from scoring import calibration_selectors, selectors
 from workbench.commands import WorkbenchCommand
 from workbench.core.streams import quiet_on_closed_stdout
@@ -32,10 +32,7 @@ class Command(WorkbenchCommand):
 
     @quiet_on_closed_stdout
     def handle(self, *args: object, **options: object) -> None:
-        try:
-            pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
-        except Pool.DoesNotExist:
-            raise CommandError(f"no pool with id {options['pool']}") from None
+        pool = pool_or_error(options["pool"])
         name = options["machine"]
         try:
             machine = calibration_selectors.calibration_machine(pool, str(name) if name else None)

@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
-from pooling.models import Pool
+from pooling.commands import pool_or_error
 from scoring import release_selectors, selectors, services
 from scoring.core.analysis.corrections import CORRECTIONS
 from scoring.core.analysis.leaderboard import TESTS, LeaderboardError
@@ -46,10 +46,7 @@ class Command(WorkbenchCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
-        try:
-            pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
-        except Pool.DoesNotExist:
-            raise CommandError(f"no pool with id {options['pool']}") from None
+        pool = pool_or_error(options["pool"])
         by = None
         if options["by"]:
             by = get_user_model().objects.filter(username=options["by"]).first()

@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from pooling.models import Pool
+from pooling.commands import pool_or_error
 from scoring import release_selectors
 from workbench.commands import WorkbenchCommand
 
@@ -27,10 +27,7 @@ class Command(WorkbenchCommand):
         parser.add_argument("--out", type=Path, required=True, help="the zip file to write")
 
     def handle(self, *args: object, **options: object) -> None:
-        try:
-            pool = Pool.objects.select_related("campaign").get(pk=options["pool"])
-        except Pool.DoesNotExist:
-            raise CommandError(f"no pool with id {options['pool']}") from None
+        pool = pool_or_error(options["pool"])
         release = release_selectors.release_or_none(pool, int(options["version"]))
         if release is None:
             versions = ", ".join(str(r.version) for r in release_selectors.pool_releases(pool))
